@@ -1,0 +1,79 @@
+# kevent for Linux 6.1: build the patched kernel, boot it, check it.
+#
+#   make run       boot the patched kernel in QEMU and show kevent at work
+#   make shell     boot it into a shell with the examples in /kevent/bin
+#   make check     the whole testsuite; the last line is the summary
+#   make install   the manual and the UAPI header (PREFIX, DESTDIR)
+#
+# The first run unpacks /usr/src/linux-source-6.1.tar.xz and builds the
+# kernel into build/, which later runs reuse.
+
+BUILD		?= build
+PREFIX		?= /usr/local
+DESTDIR		?=
+MANDIR		?= $(PREFIX)/share/man
+INCLUDEDIR	?= $(PREFIX)/include
+
+export BUILD
+
+GUEST_BIN	:= $(BUILD)/guest/bin
+PROG_CFLAGS	:= -static -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
+		   -Iinclude/uapi -Itestsuite/lib -pthread
+EXAMPLES	:= $(patsubst examples/%.c,%,$(wildcard examples/*.c))
+TESTS		:= $(patsubst testsuite/tests/%.c,%,$(wildcard testsuite/tests/*.c))
+PROGRAMS	:= $(addprefix $(GUEST_BIN)/,$(EXAMPLES) $(TESTS) \
+		   $(addsuffix -m32,$(TESTS)))
+PROG_DEPS	:= include/uapi/linux/kevent.h $(wildcard testsuite/lib/*.h)
+
+.PHONY: all deps kernel programs initramfs check run shell install \
+	uninstall clean distclean
+
+all: kernel programs initramfs
+
+deps:
+	@scripts/deps.sh
+
+kernel:
+	@scripts/kernel.sh
+
+programs: $(PROGRAMS)
+
+$(GUEST_BIN)/%: examples/%.c $(PROG_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
+
+$(GUEST_BIN)/%-m32: testsuite/tests/%.c $(PROG_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -m32 $(PROG_CFLAGS) -o $@ $<
+
+$(GUEST_BIN)/%: testsuite/tests/%.c $(PROG_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
+
+initramfs: programs
+	@scripts/initramfs.sh $(GUEST_BIN) testsuite/tests.list \
+		$(BUILD)/initramfs.cpio
+
+check:
+	@testsuite/check.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/boot.sh run $(BUILD)/run.log 300
+
+shell: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/boot.sh shell $(BUILD)/shell.log
+
+install:
+	scripts/install.sh install "$(DESTDIR)" "$(MANDIR)" "$(INCLUDEDIR)"
+
+uninstall:
+	scripts/install.sh uninstall "$(DESTDIR)" "$(MANDIR)" "$(INCLUDEDIR)"
+
+clean:
+	rm -rf $(BUILD)/guest $(BUILD)/initramfs.cpio* $(BUILD)/*.log \
+		$(BUILD)/host.tap
+
+distclean:
+	rm -rf $(BUILD)

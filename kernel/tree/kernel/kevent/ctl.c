@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kevent: registrations and kevent_ctl().
+ *
+ * A registration is identified by its type, its id and its user data;
+ * the queue keeps them in a red-black tree sorted by that triple.
+ */
+
+#include <linux/file.h>
+#include <linux/slab.h>
+#include <linux/syscalls.h>
+#include <linux/uaccess.h>
+
+#include "kevent.h"
+
+static int kevent_key_cmp(const struct ukevent *a, const struct ukevent *b)
+{
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	if (a->id.raw_u64 != b->id.raw_u64)
+		return a->id.raw_u64 < b->id.raw_u64 ? -1 : 1;
+	if (a->ptr != b->ptr)
+		return a->ptr < b->ptr ? -1 : 1;
+	return 0;
+}
+
+static struct kevent *kevent_lookup(struct kevent_queue *q,
+				    const struct ukevent *uk)
+{
+	struct rb_node *node = q->index.rb_node;
+
+	while (node) {
+		struct kevent *k = rb_entry(node, struct kevent, index_node);
+		int cmp = kevent_key_cmp(uk, &k->uk);
+
+		if (!cmp)
+			return k;
+		node = cmp < 0 ? node->rb_left : node->rb_right;
+	}
+	return NULL;
+}
+
+static int kevent_insert(struct kevent_queue *q, struct kevent *new)
+{
+	struct rb_node **link = &q->index.rb_node, *parent = NULL;
+
+	while (*link) {
+		struct kevent *k = rb_entry(*link, struct kevent, index_node);
+		int cmp = kevent_key_cmp(&new->uk, &k->uk);
+
+		if (!cmp)
+			return -EEXIST;
+		parent = *link;
+		link = cmp < 0 ? &parent->rb_left : &parent->rb_right;
+	}
+	rb_link_node(&new->index_node, parent, link);
+	rb_insert_color(&new->index_node, &q->index);
+	q->count++;
+	return 0;
+}
+
+/**
+ * kevent_remove - remove a registration and free it
+ * @q: its queue, the mutex held
+ * @k: the registration
+ *
+ * A pending event of @k is dropped.
+ */
+void kevent_remove(struct kevent_queue *q, struct kevent *k)
+{
+	lockdep_assert_held(&q->mutex);
+
+	k->cb->dequeue(k);
+
+	spin_lock_irq(&q->ready_lock);
+	if (k->state & KEVENT_STATE_READY) {
+		list_del(&k->ready_entry);
+		q->ready_num--;
+	}
+	spin_unlock_irq(&q->ready_lock);
+
+	rb_erase(&k->index_node, &q->index);
+	q->count--;
+	kfree(k);
+}
+
+/**
+ * kevent_remove_all - remove every registration of a queue
+ * @q: the queue, the mutex held
+ */
+void kevent_remove_all(struct kevent_queue *q)
+{
+	struct rb_node *node;
+
+	while ((node = rb_first(&q->index)))
+		kevent_remove(q, rb_entry(node, struct kevent, index_node));
+}
+
+/* The per-entry error that goes back to userspace in ret_data[1]. */
+static void kevent_entry_error(struct ukevent *uk, int err)
+{
+	uk->ret_flags = KEVENT_RET_BROKEN | KEVENT_RET_DONE;
+	uk->ret_data[1] = err;
+}
+
+/*
+ * Add one registration.  Return true if @uk is to be copied back: it
+ * failed, or it was ready at once and is not kept.
+ */
+static bool kevent_add(struct kevent_queue *q, struct ukevent *uk)
+{
+	const struct kevent_callbacks *cb = kevent_callbacks_of(uk->type);
+	struct kevent *k;
+	int err, ready;
+
+	if (!cb || (cb->flags & KEVENT_CALLBACKS_KERNELONLY)) {
+		err = -ENOSYS;
+		goto fail;
+	}
+	if (uk->req_flags & ~KEVENT_REQ_MASK) {
+		err = -EINVAL;
+		goto fail;
+	}
+	if (kevent_lookup(q, uk)) {
+		err = -EEXIST;
+		goto fail;
+	}
+
+	k = kzalloc(struct_size(k, priv, DIV_ROUND_UP(cb->priv_size,
+						      sizeof(long))),
+		    GFP_KERNEL_ACCOUNT);
+	if (!k) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	k->uk = *uk;
+	k->uk.ret_flags = 0;
+	k->uk.ret_data[0] = 0;
+	k->uk.ret_data[1] = 0;
+	k->queue = q;
+	k->cb = cb;
+	INIT_LIST_HEAD(&k->ready_entry);
+	INIT_LIST_HEAD(&k->storage_entry);
+
+	err = cb->enqueue(k);
+	if (err) {
+		kfree(k);
+		goto fail;
+	}
+	WARN_ON_ONCE(kevent_insert(q, k));
+
+	ready = cb->check(k);
+	if (!ready)
+		return false;
+	if (ready > 0 && (uk->req_flags & KEVENT_REQ_ALWAYS_QUEUE)) {
+		kevent_ready(k, ready);
+		return false;
+	}
+	if (ready < 0)
+		kevent_ready(k, ready);
+	kevent_report(k, uk);
+	kevent_remove(q, k);
+	return true;
+
+fail:
+	kevent_entry_error(uk, err);
+	return true;
+}
+
+/* Change the event and flags of @k; it may be ready at once. */
+static int kevent_modify(struct kevent_queue *q, struct kevent *k,
+			 const struct ukevent *uk)
+{
+	int ready;
+
+	if (uk->req_flags & ~KEVENT_REQ_MASK)
+		return -EINVAL;
+
+	spin_lock_irq(&q->ready_lock);
+	WRITE_ONCE(k->uk.event, uk->event);
+	WRITE_ONCE(k->uk.req_flags, uk->req_flags);
+	k->uk.ret_flags = 0;
+	k->uk.ret_data[0] = 0;
+	if (!(k->state & KEVENT_STATE_BROKEN))
+		k->uk.ret_data[1] = 0;
+	spin_unlock_irq(&q->ready_lock);
+
+	ready = k->cb->check(k);
+	if (ready)
+		kevent_ready(k, ready);
+	return 0;
+}
+
+typedef bool (*kevent_ctl_fn)(struct kevent_queue *q, struct ukevent *uk);
+
+/* REMOVE, MODIFY and READY: return true if @uk is to be copied back. */
+static bool kevent_ctl_remove(struct kevent_queue *q, struct ukevent *uk)
+{
+	struct kevent *k = kevent_lookup(q, uk);
+
+	if (!k) {
+		kevent_entry_error(uk, -ENOENT);
+		return true;
+	}
+	kevent_remove(q, k);
+	uk->ret_flags = KEVENT_RET_DONE;
+	return true;
+}
+
+static bool kevent_ctl_modify(struct kevent_queue *q, struct ukevent *uk)
+{
+	struct kevent *k = kevent_lookup(q, uk);
+	int err = k ? kevent_modify(q, k, uk) : -ENOENT;
+
+	if (err)
+		kevent_entry_error(uk, err);
+	else
+		uk->ret_flags = KEVENT_RET_DONE;
+	return true;
+}
+
+static bool kevent_ctl_ready(struct kevent_queue *q, struct ukevent *uk)
+{
+	struct kevent *k = kevent_lookup(q, uk);
+
+	if (k) {
+		kevent_force_ready(k);
+		return false;
+	}
+	kevent_entry_error(uk, -ENOENT);
+	return true;
+}
+
+static const kevent_ctl_fn kevent_ctl_fns[] = {
+	[KEVENT_CTL_ADD]	= kevent_add,
+	[KEVENT_CTL_REMOVE]	= kevent_ctl_remove,
+	[KEVENT_CTL_MODIFY]	= kevent_ctl_modify,
+	[KEVENT_CTL_READY]	= kevent_ctl_ready,
+};
+
+/*
+ * Run @fn on each of the @num entries of @arg.  Entries to be copied back
+ * are written compacted to the front of @arg, in order; for REMOVE and
+ * MODIFY that is every entry, in place.  Return how many were copied back.
+ */
+static long kevent_ctl_each(struct kevent_queue *q, kevent_ctl_fn fn,
+			    unsigned int num, struct ukevent __user *arg)
+{
+	unsigned int i, copied = 0;
+	struct ukevent uk;
+
+	for (i = 0; i < num; i++) {
+		if (copy_from_user(&uk, &arg[i], sizeof(uk)))
+			return -EFAULT;
+		if (!fn(q, &uk))
+			continue;
+		if (copy_to_user(&arg[copied], &uk, sizeof(uk)))
+			return -EFAULT;
+		copied++;
+	}
+	return copied;
+}
+
+SYSCALL_DEFINE4(kevent_ctl, int, fd, unsigned int, cmd, unsigned int, num,
+		struct ukevent __user *, arg)
+{
+	struct kevent_queue *q;
+	struct fd f;
+	long ret;
+
+	q = kevent_fdget(fd, &f);
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+
+	if (cmd >= ARRAY_SIZE(kevent_ctl_fns)) {
+		ret = -EINVAL;
+	} else if (cmd == KEVENT_CTL_READY && !num) {
+		kevent_kick(q);
+		ret = 0;
+	} else {
+		mutex_lock(&q->mutex);
+		if (cmd != KEVENT_CTL_ADD && num > q->count)
+			ret = -EINVAL;
+		else
+			ret = kevent_ctl_each(q, kevent_ctl_fns[cmd], num, arg);
+		mutex_unlock(&q->mutex);
+	}
+	fdput(f);
+	return ret;
+}

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kevent: KEVENT_POLL, readiness of any pollable file.
+ *
+ * id.raw[0] holds the descriptor, event the POLL* bits of interest.  The
+ * kevent hooks into the wait queues the file's ->poll() names, as epoll
+ * does, without holding a reference to the file: when the file is
+ * released, kevent_release_file() reports the kevent broken and unhooks
+ * it.  Wakeups may be spurious or carry no mask, so readiness is checked
+ * with ->poll() before every report, and ret_data[0] holds the revents
+ * then seen.  As with poll(2), POLLERR and POLLHUP are always reported.
+ */
+
+#include <linux/file.h>
+#include <linux/poll.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+
+#include "kevent.h"
+#include "sources.h"
+
+/* Pipes and terminals wait on two queues; no file of 6.1 on more. */
+#define KEVENT_POLL_WAIT_QUEUES	2
+
+/**
+ * struct kevent_poll_wait - a kevent's entry on one wait queue of a file
+ * @wait: the entry
+ * @whead: the wait queue, or NULL once unhooked or freed (POLLFREE)
+ * @k: the kevent
+ */
+struct kevent_poll_wait {
+	wait_queue_entry_t wait;
+	wait_queue_head_t *whead;
+	struct kevent *k;
+};
+
+/**
+ * struct kevent_poll - the per-kevent data of KEVENT_POLL
+ * @file: the watched file, not referenced; valid while the kevent is
+ *	attached to its storage
+ * @k: the kevent
+ * @pt: the poll table that collects the wait queues
+ * @nr_waits: entries used in @waits, or -EINVAL if the file named more
+ * @waits: the wait queue entries
+ */
+struct kevent_poll {
+	struct file *file;
+	struct kevent *k;
+	poll_table pt;
+	int nr_waits;
+	struct kevent_poll_wait waits[KEVENT_POLL_WAIT_QUEUES];
+};
+
+/* f_kevent of a file: a storage that lives an RCU grace period longer. */
+struct kevent_file_storage {
+	struct kevent_storage st;
+	struct rcu_head rcu;
+};
+
+static __poll_t kevent_poll_interest(const struct kevent *k)
+{
+	return (__force __poll_t)READ_ONCE(k->uk.event) | EPOLLERR | EPOLLHUP;
+}
+
+static int kevent_poll_wake(wait_queue_entry_t *wait, unsigned int mode,
+			    int sync, void *key)
+{
+	struct kevent_poll_wait *pw = container_of(wait, struct kevent_poll_wait,
+						   wait);
+	__poll_t mask = key_to_poll(key);
+
+	if (mask & POLLFREE) {
+		/* The wait queue goes away before the file: let go of it. */
+		list_del_init(&wait->entry);
+		/* Pairs with the acquire in kevent_poll_unhook(). */
+		smp_store_release(&pw->whead, NULL);
+	}
+	if (!mask || (mask & kevent_poll_interest(pw->k)))
+		kevent_ready(pw->k, 1);
+	return 0;
+}
+
+static void kevent_poll_queue_proc(struct file *file, wait_queue_head_t *whead,
+				   poll_table *pt)
+{
+	struct kevent_poll *p = container_of(pt, struct kevent_poll, pt);
+	struct kevent_poll_wait *pw;
+
+	if (p->nr_waits < 0)
+		return;
+	if (p->nr_waits == KEVENT_POLL_WAIT_QUEUES) {
+		p->nr_waits = -EINVAL;
+		return;
+	}
+	pw = &p->waits[p->nr_waits++];
+	init_waitqueue_func_entry(&pw->wait, kevent_poll_wake);
+	pw->whead = whead;
+	pw->k = p->k;
+	add_wait_queue(whead, &pw->wait);
+}
+
+static void kevent_poll_unhook(struct kevent *k)
+{
+	struct kevent_poll *p = kevent_priv(k);
+	wait_queue_head_t *whead;
+	int i;
+
+	/* A POLLFREE wakeup frees the queue an RCU grace period later. */
+	rcu_read_lock();
+	for (i = 0; i < ARRAY_SIZE(p->waits); i++) {
+		/* Pairs with the release in kevent_poll_wake(). */
+		whead = smp_load_acquire(&p->waits[i].whead);
+		if (whead)
+			remove_wait_queue(whead, &p->waits[i].wait);
+		p->waits[i].whead = NULL;
+	}
+	rcu_read_unlock();
+}
+
+static struct kevent_storage *kevent_file_storage(struct file *file)
+{
+	struct kevent_file_storage *fst;
+
+	if (READ_ONCE(file->f_kevent))
+		return file->f_kevent;
+
+	fst = kmalloc(sizeof(*fst), GFP_KERNEL_ACCOUNT);
+	if (!fst)
+		return NULL;
+	kevent_storage_init(&fst->st);
+	if (cmpxchg(&file->f_kevent, NULL, &fst->st))
+		kfree(fst);
+	return file->f_kevent;
+}
+
+/**
+ * __kevent_release_file - report and detach the kevents of a file
+ * @file: the file, being released
+ *
+ * Called by kevent_release_file() for a file that kevents ever watched.
+ */
+void __kevent_release_file(struct file *file)
+{
+	struct kevent_file_storage *fst;
+
+	fst = container_of(file->f_kevent, struct kevent_file_storage, st);
+	kevent_storage_fini(&fst->st);
+	kfree_rcu(fst, rcu);
+}
+
+static int kevent_poll_enqueue(struct kevent *k)
+{
+	struct kevent_poll *p = kevent_priv(k);
+	struct kevent_storage *st;
+	struct file *file;
+	int err = 0;
+
+	file = fget(k->uk.id.raw[0]);
+	if (!file)
+		return -EBADF;
+	if (!file_can_poll(file)) {
+		err = -EINVAL;
+		goto out;
+	}
+	/* A queue that watched itself would wake itself for ever. */
+	if (kevent_queue_get(file) == k->queue) {
+		err = -EINVAL;
+		goto out;
+	}
+	st = kevent_file_storage(file);
+	if (!st) {
+		err = -ENOMEM;
+		goto out;
+	}
+
+	p->file = file;
+	p->k = k;
+	init_poll_funcptr(&p->pt, kevent_poll_queue_proc);
+	kevent_storage_attach(st, k);
+	vfs_poll(file, &p->pt);
+	if (p->nr_waits < 0) {
+		err = p->nr_waits;
+		kevent_storage_detach(k);
+	}
+out:
+	fput(file);
+	return err;
+}
+
+static int kevent_poll_check(struct kevent *k)
+{
+	struct kevent_poll *p = kevent_priv(k);
+	struct file *file = NULL;
+	__poll_t revents;
+
+	/* The file is ours to poll only while it has not been released. */
+	rcu_read_lock();
+	if (rcu_access_pointer(k->st) && get_file_rcu(p->file))
+		file = p->file;
+	rcu_read_unlock();
+	if (!file)
+		return -EBADF;
+
+	revents = vfs_poll(file, NULL) & kevent_poll_interest(k);
+	fput(file);
+	k->uk.ret_data[0] = (__force u32)revents;
+	return revents ? 1 : 0;
+}
+
+const struct kevent_callbacks kevent_poll_callbacks = {
+	.enqueue	= kevent_poll_enqueue,
+	.dequeue	= kevent_storage_detach,
+	.unhook		= kevent_poll_unhook,
+	.check		= kevent_poll_check,
+	.priv_size	= sizeof(struct kevent_poll),
+	.flags		= KEVENT_CALLBACKS_RECHECK,
+};

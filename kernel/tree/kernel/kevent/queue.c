@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kevent: the queue, its file, kevent_init() and /dev/kevent.
+ */
+
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/init.h>
+#include <linux/miscdevice.h>
+#include <linux/poll.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/syscalls.h>
+#include <linux/uaccess.h>
+
+#include "kevent.h"
+
+/* The largest ring whose size in bytes fits in an int. */
+#define KEVENT_RING_SIZE_MAX \
+	((INT_MAX - sizeof(struct kevent_ring)) / sizeof(struct ukevent))
+
+#define KEVENT_INIT_FLAGS	(KEVENT_INIT_CLOEXEC | KEVENT_INIT_NONBLOCK)
+
+static const struct file_operations kevent_fops;
+
+/**
+ * kevent_queue_get - the queue behind a file
+ * @file: the file
+ *
+ * Return: the queue, or NULL if @file is not a kevent queue.
+ */
+struct kevent_queue *kevent_queue_get(struct file *file)
+{
+	return file->f_op == &kevent_fops ? file->private_data : NULL;
+}
+
+/**
+ * kevent_fdget - the queue behind a file descriptor
+ * @fd: the descriptor, from userspace
+ * @f: where to keep the reference, for fdput() once done
+ *
+ * Return: the queue, ERR_PTR(-EBADF) if @fd is not open, or
+ * ERR_PTR(-EINVAL) if it is not a kevent queue; on error nothing is held.
+ */
+struct kevent_queue *kevent_fdget(int fd, struct fd *f)
+{
+	struct kevent_queue *q;
+
+	*f = fdget(fd);
+	if (!f->file)
+		return ERR_PTR(-EBADF);
+	q = kevent_queue_get(f->file);
+	if (!q) {
+		fdput(*f);
+		return ERR_PTR(-EINVAL);
+	}
+	return q;
+}
+
+static struct kevent_queue *kevent_queue_alloc(void)
+{
+	struct kevent_queue *q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
+
+	if (!q)
+		return NULL;
+	mutex_init(&q->mutex);
+	q->index = RB_ROOT;
+	spin_lock_init(&q->ready_lock);
+	INIT_LIST_HEAD(&q->ready);
+	init_waitqueue_head(&q->wq);
+	init_waitqueue_head(&q->poll_wq);
+	init_irq_work(&q->poll_work, kevent_wake_pollers);
+	return q;
+}
+
+static int kevent_release(struct inode *inode, struct file *file)
+{
+	struct kevent_queue *q = file->private_data;
+
+	mutex_lock(&q->mutex);
+	kevent_remove_all(q);
+	mutex_unlock(&q->mutex);
+	irq_work_sync(&q->poll_work);
+	kfree(q);
+	return 0;
+}
+
+static __poll_t kevent_poll(struct file *file, poll_table *wait)
+{
+	struct kevent_queue *q = file->private_data;
+
+	poll_wait(file, &q->poll_wq, wait);
+	return READ_ONCE(q->ready_num) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+#ifdef CONFIG_PROC_FS
+static void kevent_show_fdinfo(struct seq_file *m, struct file *file)
+{
+	struct kevent_queue *q = file->private_data;
+	struct rb_node *node;
+
+	mutex_lock(&q->mutex);
+	seq_printf(m, "kevents:\t%u\nready:\t%u\n", q->count,
+		   READ_ONCE(q->ready_num));
+	if (q->ring)
+		seq_printf(m, "ring_size:\t%u\nkidx:\t%u\nuidx:\t%u\nused:\t%u\nover:\t%u\n",
+			   q->ring_size, q->kidx, q->uidx, q->used, q->over);
+	for (node = rb_first(&q->index); node; node = rb_next(node)) {
+		struct kevent *k = rb_entry(node, struct kevent, index_node);
+
+		seq_printf(m, "kevent:\ttype %u id %llx event %x req_flags %x user %llx state %x\n",
+			   k->uk.type, k->uk.id.raw_u64, READ_ONCE(k->uk.event),
+			   READ_ONCE(k->uk.req_flags), k->uk.ptr,
+			   READ_ONCE(k->state));
+	}
+	mutex_unlock(&q->mutex);
+}
+#endif
+
+static int kevent_dev_open(struct inode *inode, struct file *file)
+{
+	struct kevent_queue *q = kevent_queue_alloc();
+
+	if (!q)
+		return -ENOMEM;
+	file->private_data = q;
+	return 0;
+}
+
+static const struct file_operations kevent_fops = {
+	.owner		= THIS_MODULE,
+	.open		= kevent_dev_open,
+	.release	= kevent_release,
+	.poll		= kevent_poll,
+	.llseek		= noop_llseek,
+#ifdef CONFIG_PROC_FS
+	.show_fdinfo	= kevent_show_fdinfo,
+#endif
+};
+
+static struct miscdevice kevent_miscdev = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "kevent",
+	.fops	= &kevent_fops,
+	.mode	= 0666,
+};
+
+SYSCALL_DEFINE3(kevent_init, struct kevent_ring __user *, ring,
+		unsigned int, ring_size, unsigned int, flags)
+{
+	struct kevent_queue *q;
+	int fd;
+
+	if (flags & ~KEVENT_INIT_FLAGS)
+		return -EINVAL;
+	if (!ring != !ring_size || ring_size > KEVENT_RING_SIZE_MAX)
+		return -EINVAL;
+	if (ring) {
+		if (!access_ok(ring, struct_size(ring, event, ring_size)))
+			return -EFAULT;
+		if (put_user(0, &ring->ring_kidx) ||
+		    put_user(0, &ring->ring_over))
+			return -EFAULT;
+	}
+
+	q = kevent_queue_alloc();
+	if (!q)
+		return -ENOMEM;
+	q->ring = ring;
+	q->ring_size = ring_size;
+
+	fd = anon_inode_getfd("[kevent]", &kevent_fops, q,
+			      O_RDWR |
+			      (flags & KEVENT_INIT_CLOEXEC ? O_CLOEXEC : 0) |
+			      (flags & KEVENT_INIT_NONBLOCK ? O_NONBLOCK : 0));
+	if (fd < 0)
+		kfree(q);
+	return fd;
+}
+
+static int __init kevent_init_dev(void)
+{
+	/* The ABI is the same for 32-bit and 64-bit processes. */
+	BUILD_BUG_ON(sizeof(struct kevent_id) != 8);
+	BUILD_BUG_ON(__alignof__(struct kevent_id) != 8);
+	BUILD_BUG_ON(sizeof(struct ukevent) != 40);
+	BUILD_BUG_ON(offsetof(struct ukevent, id) != 0);
+	BUILD_BUG_ON(offsetof(struct ukevent, type) != 8);
+	BUILD_BUG_ON(offsetof(struct ukevent, event) != 12);
+	BUILD_BUG_ON(offsetof(struct ukevent, req_flags) != 16);
+	BUILD_BUG_ON(offsetof(struct ukevent, ret_flags) != 20);
+	BUILD_BUG_ON(offsetof(struct ukevent, ret_data) != 24);
+	BUILD_BUG_ON(offsetof(struct ukevent, user) != 32);
+	BUILD_BUG_ON(offsetof(struct ukevent, ptr) != 32);
+	BUILD_BUG_ON(sizeof(struct kevent_ring) != 8);
+	BUILD_BUG_ON(offsetof(struct kevent_ring, ring_over) != 4);
+	BUILD_BUG_ON(offsetof(struct kevent_ring, event) != 8);
+
+	return misc_register(&kevent_miscdev);
+}
+device_initcall(kevent_init_dev);

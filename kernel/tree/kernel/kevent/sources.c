@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kevent: the table of event sources, one entry per type.
+ *
+ * A source is built whenever the subsystem it watches is, so that an
+ * application can rely on every type its kernel can have.  A type
+ * without a source is refused with ENOSYS.
+ */
+
+#include <linux/nospec.h>
+
+#include "kevent.h"
+#include "sources.h"
+
+static const struct kevent_callbacks *const kevent_sources[KEVENT_MAX] = {
+	[KEVENT_TIMER]	= &kevent_timer_callbacks,
+	[KEVENT_POLL]	= &kevent_poll_callbacks,
+};
+
+/**
+ * kevent_callbacks_of - the event source of a type
+ * @type: ukevent.type, from userspace
+ *
+ * Return: the source's callbacks, or NULL if @type has none.
+ */
+const struct kevent_callbacks *kevent_callbacks_of(u32 type)
+{
+	if (type >= KEVENT_MAX)
+		return NULL;
+	return kevent_sources[array_index_nospec(type, KEVENT_MAX)];
+}

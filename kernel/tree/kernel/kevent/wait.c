@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kevent: waiting for events, kevent_get_events() and kevent_wait().
+ *
+ * Waiters sleep exclusively on the queue's wait queue, and a ready event
+ * wakes one of them, or all of them for KEVENT_REQ_WAKEUP_ALL.  Each
+ * waiter's wake function first checks whether what the waiter waits for
+ * has come (enough ready events, room in the ring, a commit, a kick), so
+ * that a wakeup is never spent on a thread that would go back to sleep
+ * while another one could have run.  Each waiter has its own deadline.
+ */
+
+#include <linux/file.h>
+#include <linux/hrtimer.h>
+#include <linux/sched/signal.h>
+#include <linux/syscalls.h>
+#include <linux/time64.h>
+#include <linux/uaccess.h>
+
+#include "kevent.h"
+
+/**
+ * struct kevent_deadline - when a wait ends
+ * @expires: the absolute time, on @clock
+ * @clock: CLOCK_MONOTONIC, or CLOCK_REALTIME for KEVENT_FLAGS_ABSTIME
+ * @forever: there is no deadline
+ * @passed: the deadline has passed, or the call must not sleep
+ */
+struct kevent_deadline {
+	ktime_t expires;
+	clockid_t clock;
+	bool forever;
+	bool passed;
+};
+
+/**
+ * struct kevent_waiter - a thread waiting on a queue
+ * @wq: its entry in &kevent_queue.wq
+ * @q: the queue
+ * @min_ready: how many ready events end the wait
+ * @ring: the wait also needs room in the ring, or a commit
+ * @old_uidx: the committed index the thread knows of, if @ring
+ * @kick_seq: &kevent_queue.kick_seq when the wait began
+ */
+struct kevent_waiter {
+	struct wait_queue_entry wq;
+	struct kevent_queue *q;
+	unsigned int min_ready;
+	bool ring;
+	unsigned int old_uidx;
+	unsigned int kick_seq;
+};
+
+static int kevent_deadline_get(struct kevent_deadline *d, struct file *file,
+			       const struct __kernel_timespec __user *timeout,
+			       unsigned int flags)
+{
+	struct timespec64 ts;
+
+	if (flags & ~KEVENT_FLAGS_ABSTIME)
+		return -EINVAL;
+
+	d->clock = CLOCK_MONOTONIC;
+	d->forever = !timeout;
+	d->passed = file->f_flags & O_NONBLOCK;
+	if (!timeout)
+		return 0;
+
+	if (get_timespec64(&ts, timeout))
+		return -EFAULT;
+	if (!timespec64_valid(&ts))
+		return -EINVAL;
+
+	if (flags & KEVENT_FLAGS_ABSTIME) {
+		d->clock = CLOCK_REALTIME;
+		d->expires = timespec64_to_ktime(ts);
+	} else if (!ts.tv_sec && !ts.tv_nsec) {
+		d->passed = true;
+	} else {
+		d->expires = ktime_add_safe(ktime_get(),
+					    timespec64_to_ktime(ts));
+	}
+	return 0;
+}
+
+static bool kevent_kicked(const struct kevent_waiter *w)
+{
+	return READ_ONCE(w->q->kick_seq) != w->kick_seq;
+}
+
+static bool kevent_waiter_done(const struct kevent_waiter *w)
+{
+	struct kevent_queue *q = w->q;
+
+	if (kevent_kicked(w))
+		return true;
+	if (w->ring) {
+		if (READ_ONCE(q->uidx) != w->old_uidx)
+			return true;
+		if (READ_ONCE(q->used) == q->ring_size)
+			return false;
+	}
+	return READ_ONCE(q->ready_num) >= w->min_ready;
+}
+
+static int kevent_waiter_wake(struct wait_queue_entry *wq, unsigned int mode,
+			      int sync, void *key)
+{
+	struct kevent_waiter *w = container_of(wq, struct kevent_waiter, wq);
+
+	/* Not counted as woken: an exclusive wakeup goes on to the next. */
+	if (!kevent_waiter_done(w))
+		return 0;
+	return autoremove_wake_function(wq, mode, sync, key);
+}
+
+static void kevent_waiter_init(struct kevent_waiter *w, struct kevent_queue *q)
+{
+	memset(w, 0, sizeof(*w));
+	init_wait_entry(&w->wq, 0);
+	w->wq.func = kevent_waiter_wake;
+	w->q = q;
+	w->kick_seq = READ_ONCE(q->kick_seq);
+}
+
+/*
+ * Sleep until @w is done or @d passes.  Return 0, or -EINTR if a signal
+ * came first.
+ */
+static int kevent_sleep(struct kevent_waiter *w, struct kevent_deadline *d)
+{
+	struct kevent_queue *q = w->q;
+	int ret = 0;
+
+	for (;;) {
+		prepare_to_wait_exclusive(&q->wq, &w->wq, TASK_INTERRUPTIBLE);
+		if (kevent_waiter_done(w) || d->passed)
+			break;
+		if (signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (d->forever)
+			schedule();
+		else if (!schedule_hrtimeout_range_clock(&d->expires,
+							 current->timer_slack_ns,
+							 HRTIMER_MODE_ABS,
+							 d->clock))
+			d->passed = true;
+	}
+	finish_wait(&q->wq, &w->wq);
+	return ret;
+}
+
+static long kevent_get_events(struct kevent_queue *q, struct file *file,
+			      unsigned int min_nr, unsigned int max_nr,
+			      const struct __kernel_timespec __user *timeout,
+			      struct ukevent __user *buf, unsigned int flags)
+{
+	struct kevent_sink sink = { .buf = buf, .max = max_nr };
+	struct kevent_deadline d;
+	struct kevent_waiter w;
+	int ret;
+
+	if (!max_nr || min_nr > max_nr)
+		return -EINVAL;
+	if (!access_ok(buf, array_size(max_nr, sizeof(*buf))))
+		return -EFAULT;
+	ret = kevent_deadline_get(&d, file, timeout, flags);
+	if (ret)
+		return ret;
+
+	kevent_waiter_init(&w, q);
+	for (;;) {
+		mutex_lock(&q->mutex);
+		ret = kevent_harvest(q, &sink);
+		mutex_unlock(&q->mutex);
+		if (ret < 0 || sink.done >= min_nr || d.passed ||
+		    kevent_kicked(&w))
+			break;
+		w.min_ready = min_nr - sink.done;
+		ret = kevent_sleep(&w, &d);
+		if (ret)
+			break;
+	}
+	if (sink.done)
+		return sink.done;
+	return ret;
+}
+
+SYSCALL_DEFINE6(kevent_get_events, int, fd, unsigned int, min_nr,
+		unsigned int, max_nr,
+		const struct __kernel_timespec __user *, timeout,
+		struct ukevent __user *, buf, unsigned int, flags)
+{
+	struct kevent_queue *q;
+	struct fd f;
+	long ret;
+
+	q = kevent_fdget(fd, &f);
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	ret = kevent_get_events(q, f.file, min_nr, max_nr, timeout, buf,
+				flags);
+	fdput(f);
+	return ret;
+}
+
+static long kevent_wait(struct kevent_queue *q, struct file *file,
+			unsigned int num, unsigned int old_uidx,
+			const struct __kernel_timespec __user *timeout,
+			unsigned int flags)
+{
+	struct kevent_sink sink = { .to_ring = true };
+	struct kevent_deadline d;
+	struct kevent_waiter w;
+	int ret;
+
+	if (!q->ring || num > q->ring_size)
+		return -EINVAL;
+	ret = kevent_deadline_get(&d, file, timeout, flags);
+	if (ret)
+		return ret;
+
+	kevent_waiter_init(&w, q);
+	w.ring = true;
+	w.old_uidx = old_uidx;
+	w.min_ready = 1;
+	for (;;) {
+		if (num) {
+			mutex_lock(&q->mutex);
+			sink.max = min(num, q->ring_size - q->used);
+			ret = kevent_harvest(q, &sink);
+			mutex_unlock(&q->mutex);
+			if (ret)
+				break;
+		} else if (kevent_waiter_done(&w)) {
+			break;
+		}
+		if (d.passed || kevent_kicked(&w) ||
+		    READ_ONCE(q->uidx) != old_uidx)
+			break;
+		ret = kevent_sleep(&w, &d);
+		if (ret)
+			break;
+	}
+	if (ret < 0)
+		return ret;
+	return sink.done;
+}
+
+SYSCALL_DEFINE5(kevent_wait, int, fd, unsigned int, num,
+		unsigned int, old_uidx,
+		const struct __kernel_timespec __user *, timeout,
+		unsigned int, flags)
+{
+	struct kevent_queue *q;
+	struct fd f;
+	long ret;
+
+	q = kevent_fdget(fd, &f);
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	ret = kevent_wait(q, f.file, num, old_uidx, timeout, flags);
+	fdput(f);
+	return ret;
+}

@@ -1,0 +1,60 @@
+#!/bin/bash
+# Boot the patched kernel in QEMU with the test initramfs.
+#
+#   scripts/boot.sh MODE LOG [SECONDS]
+#
+# MODE is check, run or shell (see testsuite/guest/init).  The serial
+# console goes to the terminal and to LOG.  TCG is used unless a short
+# probe shows that KVM boots this kernel; every boot has a time limit.
+set -eu -o pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+mode=$1
+log=$2
+limit=${3:-900}
+kernel=${KERNEL:-$build/obj/arch/x86/boot/bzImage}
+initrd=${INITRD:-$build/initramfs.cpio}
+append="console=ttyS0 panic=-1 oops=panic loglevel=4 kevent.mode=$mode ${APPEND:-}"
+
+accel() {
+	if [ -n "${ACCEL:-}" ]; then
+		echo "$ACCEL"
+		return
+	fi
+	if [ -w /dev/kvm ] && [ "$mode" != shell ]; then
+		probe=$build/kvm-probe.log
+		if timeout 20 qemu-system-x86_64 -accel kvm -smp 2 -m 256 \
+			-kernel "$kernel" -initrd "$initrd" -nographic \
+			-no-reboot -append "console=ttyS0 panic=-1 kevent.mode=probe" \
+			</dev/null >"$probe" 2>&1 &&
+		   grep -q 'reboot: Restarting system' "$probe"; then
+			echo kvm
+			return
+		fi
+	fi
+	echo tcg
+}
+
+a=$(accel)
+echo "boot: $mode with $a, limit ${limit}s, log ${log#"$top"/}" >&2
+if [ "$mode" = shell ]; then
+	exec qemu-system-x86_64 -accel "$a" -smp 2 -m 512 -kernel "$kernel" \
+		-initrd "$initrd" -nographic -no-reboot -append "$append"
+fi
+# In check mode the terminal gets one line per test, the log everything.
+show() {
+	if [ "$mode" = check ]; then
+		awk '/^### TEST / { print "  guest: " $3; fflush() }'
+	else
+		cat
+	fi
+}
+set +e
+timeout "$limit" qemu-system-x86_64 -accel "$a" -smp 2 -m 512 \
+	-kernel "$kernel" -initrd "$initrd" -nographic -no-reboot \
+	-append "$append" </dev/null 2>&1 | tee "$log" | show
+status=${PIPESTATUS[0]}
+set -e
+[ "$status" -eq 0 ] || echo "boot: QEMU ended with status $status" >&2
+exit "$status"

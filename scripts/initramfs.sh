@@ -1,0 +1,41 @@
+#!/bin/sh
+# Pack the guest's initramfs: busybox-static, testsuite/guest/init, the
+# test list and every program in the guest bin folder.
+#
+#   scripts/initramfs.sh BINDIR LIST OUTPUT
+#
+# The archive is written by the kernel's own gen_init_cpio, so that device
+# nodes need no root privileges.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+bindir=$1
+list=$2
+out=$3
+build=${BUILD:-$top/build}
+gen=$build/obj/usr/gen_init_cpio
+busybox=/bin/busybox
+
+[ -x "$gen" ] || { echo "initramfs.sh: build the kernel first ($gen)" >&2; exit 1; }
+[ -x "$busybox" ] || { echo "initramfs.sh: install busybox-static" >&2; exit 1; }
+
+spec=$out.list
+{
+	for d in /bin /sbin /dev /proc /sys /tmp /root /kevent /kevent/bin; do
+		echo "dir $d 755 0 0"
+	done
+	echo "nod /dev/console 600 0 0 c 5 1"
+	echo "nod /dev/null 666 0 0 c 1 3"
+	echo "file /bin/busybox $busybox 755 0 0"
+	for applet in $("$busybox" --list); do
+		[ "$applet" = busybox ] || echo "slink /bin/$applet busybox 777 0 0"
+	done
+	echo "file /init $top/testsuite/guest/init 755 0 0"
+	echo "file /kevent/demo.sh $top/testsuite/guest/demo.sh 755 0 0"
+	echo "file /kevent/tests.list $list 644 0 0"
+	for f in "$bindir"/*; do
+		[ -f "$f" ] && echo "file /kevent/bin/${f##*/} $f 755 0 0"
+	done
+} >"$spec"
+"$gen" "$spec" >"$out.tmp"
+mv "$out.tmp" "$out"

@@ -1,0 +1,163 @@
+#!/bin/sh
+# Assemble, configure and build the patched Linux 6.1 kernel.
+#
+#   scripts/kernel.sh [assemble|config|build|all]
+#
+# The Debian linux-source-6.1 tarball is unpacked once into a pristine
+# tree, which is never written again, and copied once into the work tree.
+# Assembling stages the series (new files from kernel/tree, the UAPI
+# header, the hook patches of kernel/patches/series applied to pristine
+# copies) and copies into the work tree only the files whose content
+# changed, so that an unchanged series rebuilds nothing.
+#
+# Environment: BUILD (build folder, default build), VARIANT (kernel config
+# variant: kernel/config/<VARIANT>.config is merged after kevent.config;
+# default none), JOBS (default: number of CPUs).
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+case "$build" in /*) ;; *) build=$top/$build ;; esac
+tarball=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+pristine=$build/linux-source-6.1
+tree=$build/linux
+variant=${VARIANT:-}
+obj=$build/obj${variant:+-$variant}
+logs=$build/logs
+jobs=${JOBS:-$(nproc)}
+start=$(date +%s)
+
+mkdir -p "$logs"
+
+say() {
+	printf '[%4ds] %s\n' "$(($(date +%s) - start))" "$*"
+}
+
+die() {
+	printf 'kernel.sh: %s\n' "$*" >&2
+	exit 1
+}
+
+# Run a long command with its output in a log; show the log's tail if it
+# fails.
+logged() {
+	log=$1
+	shift
+	if ! "$@" >"$log" 2>&1; then
+		tail -n 40 "$log" >&2
+		die "failed: $* (full log: $log)"
+	fi
+}
+
+unpack() {
+	[ -f "$tarball" ] || die "$tarball is missing: install linux-source-6.1"
+	stamp=$(stat -c '%s %Y' "$tarball")
+	if [ -f "$pristine/.kevent-tarball" ] &&
+	   [ "$(cat "$pristine/.kevent-tarball")" = "$stamp" ] &&
+	   [ -f "$tree/.kevent-tarball" ]; then
+		return
+	fi
+	say "unpack $tarball"
+	rm -rf "$pristine" "$tree"
+	tar -C "$build" -xf "$tarball"
+	[ -d "$pristine" ] || die "$tarball did not unpack to linux-source-6.1/"
+	echo "$stamp" >"$pristine/.kevent-tarball"
+	cp -a "$pristine" "$tree"
+}
+
+kernel_version() {
+	make -s -C "$pristine" kernelversion 2>/dev/null
+}
+
+assemble() {
+	unpack
+	version=$(kernel_version)
+	case "$version" in
+	6.1.*) ;;
+	*) die "linux-source is $version; this series is for Linux 6.1" ;;
+	esac
+	say "assemble the series on Linux $version"
+
+	stage=$build/stage
+	rm -rf "$stage"
+	mkdir -p "$stage"
+	series=$top/kernel/patches/series
+	for p in $(grep -v '^#' "$series"); do
+		sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$top/kernel/patches/$p"
+	done | sort -u >"$build/patched-files"
+	while read -r f; do
+		mkdir -p "$stage/$(dirname "$f")"
+		[ -f "$pristine/$f" ] && cp -p "$pristine/$f" "$stage/$f"
+	done <"$build/patched-files"
+	for p in $(grep -v '^#' "$series"); do
+		if ! patch -d "$stage" -p1 -s --no-backup-if-mismatch -F0 \
+			<"$top/kernel/patches/$p" >"$logs/patch.log" 2>&1; then
+			cat "$logs/patch.log" >&2
+			die "kernel/patches/$p does not apply to Linux $version"
+		fi
+	done
+	(cd "$top/kernel/tree" && find . -type f) | while read -r f; do
+		mkdir -p "$stage/$(dirname "$f")"
+		cp "$top/kernel/tree/$f" "$stage/$f"
+	done
+	mkdir -p "$stage/include/uapi/linux"
+	cp "$top/include/uapi/linux/kevent.h" "$stage/include/uapi/linux/"
+
+	# Files the previous series touched and this one does not: restore.
+	(cd "$stage" && find . -type f | sed 's|^\./||' | sort) >"$build/series-files"
+	if [ -f "$tree/.kevent-files" ]; then
+		comm -23 "$tree/.kevent-files" "$build/series-files" |
+		while read -r f; do
+			if [ -f "$pristine/$f" ]; then
+				cp -p "$pristine/$f" "$tree/$f"
+			else
+				rm -f "$tree/$f"
+			fi
+		done
+	fi
+	while read -r f; do
+		if ! cmp -s "$stage/$f" "$tree/$f"; then
+			mkdir -p "$tree/$(dirname "$f")"
+			cp "$stage/$f" "$tree/$f"
+		fi
+	done <"$build/series-files"
+	cp "$build/series-files" "$tree/.kevent-files"
+}
+
+config() {
+	fragments="$top/kernel/config/kevent.config"
+	[ -n "$variant" ] && fragments="$fragments $top/kernel/config/$variant.config"
+	sum=$(cat $fragments | sha256sum | cut -c1-16)
+	if [ -f "$obj/.config" ] && [ -f "$obj/.kevent-config" ] &&
+	   [ "$(cat "$obj/.kevent-config")" = "$sum" ]; then
+		return
+	fi
+	say "configure $obj from tinyconfig +$(for f in $fragments; do printf ' %s' "${f#"$top"/}"; done)"
+	mkdir -p "$obj"
+	logged "$logs/config.log" make -C "$tree" O="$obj" ARCH=x86_64 tinyconfig
+	# shellcheck disable=SC2086
+	logged "$logs/config.log" "$tree/scripts/kconfig/merge_config.sh" \
+		-m -O "$obj" "$obj/.config" $fragments
+	logged "$logs/config.log" make -C "$tree" O="$obj" ARCH=x86_64 olddefconfig
+	missing=$(cat $fragments | grep -E '^CONFIG_[A-Z0-9_]+=' |
+		while read -r line; do
+			grep -qxF "$line" "$obj/.config" || echo "$line"
+		done)
+	[ -z "$missing" ] || die "the resolved .config lacks: $(echo $missing)"
+	echo "$sum" >"$obj/.kevent-config"
+}
+
+build() {
+	say "build bzImage in ${obj#"$top"/} (log: ${logs#"$top"/}/kernel.log)"
+	export CCACHE_DIR=${CCACHE_DIR:-$build/ccache}
+	logged "$logs/kernel${variant:+-$variant}.log" make -C "$tree" O="$obj" \
+		ARCH=x86_64 CC="ccache gcc" -j"$jobs" bzImage
+	say "kernel ready: ${obj#"$top"/}/arch/x86/boot/bzImage"
+}
+
+case "${1:-all}" in
+assemble) assemble ;;
+config) assemble; config ;;
+build|all) assemble; config; build ;;
+*) die "usage: $0 [assemble|config|build|all]" ;;
+esac

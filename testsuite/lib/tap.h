@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tap.h - a tiny header-only TAP (Test Anything Protocol) producer.
+ *
+ *	ok(cond, fmt, ...)		one test point, returns cond != 0
+ *	is_int(got, want, fmt, ...)	ok(got == want) with a diagnostic
+ *	is_err(expr, E, fmt, ...)	ok(expr == -1 && errno == E)
+ *	skip(n, fmt, ...)		n test points skipped
+ *	diag(fmt, ...)			a "# " comment line
+ *	bail_out(fmt, ...)		"Bail out!" and exit(1)
+ *	tap_watchdog(sec)		bail out if the test runs longer
+ *	return tap_done();		prints the plan "1..N"; 0 if all passed
+ *
+ * Every line is written with one write(2), so nothing is lost or
+ * duplicated when the test is killed by a timeout or forks.
+ */
+#ifndef KEVENT_TESTSUITE_TAP_H
+#define KEVENT_TESTSUITE_TAP_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TAP_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+static unsigned int tap_count;
+static unsigned int tap_failed;
+static int tap_started;
+static pthread_mutex_t tap_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Write one line; the caller holds tap_lock. */
+static inline void tap_write_line(const char *line)
+{
+	size_t len = strlen(line), off = 0;
+	ssize_t n;
+
+	while (off < len) {
+		n = write(STDOUT_FILENO, line + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		off += (size_t)n;
+	}
+}
+
+static inline void tap_header(void)
+{
+	if (!tap_started) {
+		tap_started = 1;
+		tap_write_line("TAP version 13\n");
+	}
+}
+
+/* prefix + formatted text (newlines flattened) + "\n", one write. */
+static inline void tap_vemit(const char *prefix, const char *fmt, va_list ap)
+{
+	char buf[1024];
+	size_t i, n;
+	int saved = errno;
+
+	n = (size_t)snprintf(buf, sizeof(buf), "%s", prefix);
+	if (n >= sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	vsnprintf(buf + n, sizeof(buf) - n - 1, fmt, ap);
+	for (i = n; buf[i]; i++)
+		if (buf[i] == '\n')
+			buf[i] = ' ';
+	buf[i] = '\n';
+	buf[i + 1] = '\0';
+	tap_header();
+	tap_write_line(buf);
+	errno = saved;
+}
+
+static inline TAP_PRINTF(2, 3) void tap_emit(const char *prefix,
+					      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tap_vemit(prefix, fmt, ap);
+	va_end(ap);
+}
+
+static inline TAP_PRINTF(1, 2) void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&tap_lock);
+	va_start(ap, fmt);
+	tap_vemit("# ", fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&tap_lock);
+}
+
+static inline int tap_vok(int cond, const char *fmt, va_list ap)
+{
+	char prefix[32];
+
+	pthread_mutex_lock(&tap_lock);
+	tap_count++;
+	if (!cond)
+		tap_failed++;
+	snprintf(prefix, sizeof(prefix), "%sok %u - ",
+		 cond ? "" : "not ", tap_count);
+	tap_vemit(prefix, fmt, ap);
+	pthread_mutex_unlock(&tap_lock);
+	return cond;
+}
+
+static inline TAP_PRINTF(2, 3) int ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = tap_vok(cond != 0, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static inline TAP_PRINTF(3, 4)
+int tap_is_int(long long got, long long want, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = tap_vok(got == want, fmt, ap);
+	va_end(ap);
+	if (!ret) {
+		if (got == -1)
+			diag("  got: -1 (errno %d, %s), want: %lld",
+			     saved, strerror(saved), want);
+		else
+			diag("  got: %lld, want: %lld", got, want);
+	}
+	errno = saved;
+	return ret;
+}
+
+#define is_int(got, want, ...) \
+	tap_is_int((long long)(got), (long long)(want), __VA_ARGS__)
+
+static inline TAP_PRINTF(4, 5)
+int tap_is_err(long long ret, int err, int want, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = tap_vok(ret == -1 && err == want, fmt, ap);
+	va_end(ap);
+	if (!r) {
+		if (ret == -1)
+			diag("  got: -1 errno %d (%s), want: errno %d (%s)",
+			     err, strerror(err), want, strerror(want));
+		else
+			diag("  got: %lld, want: -1 errno %d (%s)",
+			     ret, want, strerror(want));
+	}
+	return r;
+}
+
+/* ok(expr == -1 && errno == want); errno is read right after expr. */
+#define is_err(expr, want, ...) ({					\
+	long long tap_r_ = (long long)(expr);				\
+	int tap_e_ = errno;						\
+	tap_is_err(tap_r_, tap_e_, (want), __VA_ARGS__);		\
+})
+
+static inline TAP_PRINTF(2, 3) void skip(unsigned int n, const char *fmt, ...)
+{
+	char reason[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&tap_lock);
+	while (n--) {
+		tap_count++;
+		tap_emit("", "ok %u # SKIP %s", tap_count, reason);
+	}
+	pthread_mutex_unlock(&tap_lock);
+}
+
+static inline TAP_PRINTF(1, 2) void bail_out(const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&tap_lock);
+	va_start(ap, fmt);
+	tap_vemit("Bail out! ", fmt, ap);
+	va_end(ap);
+	_exit(1);
+}
+
+static inline int tap_done(void)
+{
+	pthread_mutex_lock(&tap_lock);
+	tap_emit("", "1..%u", tap_count);
+	if (tap_failed)
+		tap_emit("# ", "failed %u of %u", tap_failed, tap_count);
+	pthread_mutex_unlock(&tap_lock);
+	return tap_failed || !tap_count ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+static inline void *tap_watchdog_thread(void *arg)
+{
+	unsigned int sec = (unsigned int)(unsigned long)arg;
+	struct timespec t = { .tv_sec = sec, .tv_nsec = 0 };
+
+	while (nanosleep(&t, &t) && errno == EINTR)
+		;
+	bail_out("watchdog: still running after %u s", sec);
+	return NULL;
+}
+
+/*
+ * Bail out after sec seconds, from a thread that blocks every signal
+ * (so it never takes a signal meant for the test).
+ */
+static inline void tap_watchdog(unsigned int sec)
+{
+	sigset_t all, old;
+	pthread_t th;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (pthread_create(&th, NULL, tap_watchdog_thread,
+			   (void *)(unsigned long)sec))
+		bail_out("pthread_create(watchdog) failed");
+	pthread_detach(th);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+#endif /* KEVENT_TESTSUITE_TAP_H */

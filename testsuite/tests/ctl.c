@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Description: kevent_ctl(2) commands, per-entry errors and call errors. */
+#include <pthread.h>
+#include <sys/syscall.h>
+
+#include "../lib/tap.h"
+#include "../lib/kevent_sys.h"
+
+#define BROKEN_DONE	(KEVENT_RET_BROKEN | KEVENT_RET_DONE)
+
+static int new_queue(void)
+{
+	int fd = sys_kevent_init(NULL, 0, 0);
+
+	if (fd < 0)
+		bail_out("kevent_init: %s", strerror(errno));
+	return fd;
+}
+
+/* Check that uk came back as a per-entry error -err. */
+static void is_entry_err(const struct ukevent *uk, int err, const char *what)
+{
+	ok(uk->ret_flags == BROKEN_DONE && uk->ret_data[1] == (__u32)-err,
+	   "%s: entry has BROKEN|DONE and ret_data[1] = -%s", what,
+	   strerror(err));
+	if (uk->ret_flags != BROKEN_DONE || uk->ret_data[1] != (__u32)-err)
+		diag("  ret_flags %#x ret_data[1] %d", uk->ret_flags,
+		     (int)uk->ret_data[1]);
+}
+
+static void test_add_remove(void)
+{
+	int fd = new_queue();
+	struct ukevent uk = timer_ms(10000, 0, 1), again;
+
+	is_int(ctl1(fd, KEVENT_CTL_ADD, &uk), 0,
+	       "ADD of a timer returns 0 (registered, nothing copied back)");
+	again = uk;
+	is_int(ctl1(fd, KEVENT_CTL_ADD, &again), 1,
+	       "ADD of the same (type, id, user) copies one entry back");
+	is_entry_err(&again, EEXIST, "duplicate ADD");
+
+	again = timer_ms(10000, 0, 2);
+	is_int(ctl1(fd, KEVENT_CTL_ADD, &again), 0,
+	       "same type and id with a different user is a new registration");
+
+	uk = timer_ms(10000, 0, 1);
+	is_int(ctl1(fd, KEVENT_CTL_REMOVE, &uk), 1,
+	       "REMOVE returns num");
+	is_int(uk.ret_flags, KEVENT_RET_DONE,
+	       "REMOVE of a registration: entry has DONE only");
+	uk = timer_ms(10000, 0, 2);
+	is_int(ctl1(fd, KEVENT_CTL_REMOVE, &uk), 1,
+	       "REMOVE of the second user's registration returns num");
+	is_int(uk.ret_flags, KEVENT_RET_DONE,
+	       "the other user's registration was still there");
+
+	is_err(ctl1(fd, KEVENT_CTL_REMOVE, &uk), EINVAL,
+	       "REMOVE with num > registrations (0) is EINVAL");
+	is_int(sys_kevent_ctl(fd, KEVENT_CTL_ADD, 0, NULL), 0,
+	       "ADD with num 0 returns 0");
+	is_int(sys_kevent_ctl(fd, KEVENT_CTL_REMOVE, 0, NULL), 0,
+	       "REMOVE with num 0 returns 0");
+	is_int(sys_kevent_ctl(fd, KEVENT_CTL_MODIFY, 0, NULL), 0,
+	       "MODIFY with num 0 returns 0");
+	close(fd);
+}
+
+static void test_add_compacts(void)
+{
+	int fd = new_queue();
+	struct ukevent uk[5], rm[3];
+	int i;
+
+	uk[0] = timer_ms(10000, 0, 10);
+	uk[1] = timer_ms(10000, 0, 11);
+	uk[1].type = 100;
+	uk[2] = timer_ms(10000, 0, 12);
+	uk[3] = timer_ms(10000, 0, 13);
+	uk[3].req_flags = 1U << 20;
+	uk[4] = timer_ms(10000, 0, 14);
+
+	is_int(sys_kevent_ctl(fd, KEVENT_CTL_ADD, 5, uk), 2,
+	       "ADD of 5 entries, 2 failing, returns 2");
+	is_int(uk[0].ptr, 11, "first failed entry is compacted to arg[0]");
+	is_entry_err(&uk[0], ENOSYS, "type 100 in a batch");
+	is_int(uk[1].ptr, 13, "second failed entry is compacted to arg[1]");
+	is_entry_err(&uk[1], EINVAL, "unknown req_flags in a batch");
+
+	for (i = 0; i < 3; i++)
+		rm[i] = timer_ms(10000, 0, (__u64)(10 + 2 * i));
+	is_int(sys_kevent_ctl(fd, KEVENT_CTL_REMOVE, 3, rm), 3,
+	       "REMOVE of the 3 good entries returns 3");
+	ok(rm[0].ret_flags == KEVENT_RET_DONE &&
+	   rm[1].ret_flags == KEVENT_RET_DONE &&
+	   rm[2].ret_flags == KEVENT_RET_DONE,
+	   "the 3 good entries of the batch were registered");
+	close(fd);
+}
+
+static void test_enosys(void)
+{
+	static const struct { __u32 type; const char *name; } t[] = {
+		{ KEVENT_MAX, "type 9 (KEVENT_MAX)" },
+		{ 100, "type 100" },
+		{ 0xffffffffU, "type 0xffffffff" },
+		{ KEVENT_INODE, "KEVENT_INODE" },
+		{ KEVENT_NAIO, "KEVENT_NAIO" },
+		{ KEVENT_AIO, "KEVENT_AIO" },
+		{ KEVENT_POSIX_TIMER, "KEVENT_POSIX_TIMER (kernel-only)" },
+		/* Not built yet: kevent_socket(7), kevent_pipe(7), BUGS. */
+		{ KEVENT_SOCKET, "KEVENT_SOCKET (not built yet)" },
+		{ KEVENT_PIPE, "KEVENT_PIPE (not built yet)" },
+		{ KEVENT_SIGNAL, "KEVENT_SIGNAL (not built yet)" },
+	};
+	struct ukevent uk;
+	char what[80];
+	unsigned int i;
+	int fd = new_queue();
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		uk = timer_ms(1000, 0, i);
+		uk.type = t[i].type;
+		uk.event = KEVENT_MASK_ALL;
+		snprintf(what, sizeof(what), "ADD of %s", t[i].name);
+		is_int(ctl1(fd, KEVENT_CTL_ADD, &uk), 1,
+		       "%s copies the entry back", what);
+		is_entry_err(&uk, ENOSYS, what);
+	}
+	close(fd);
+}
+
+static void test_bad_req_flags(void)
+{
+	int fd = new_queue();
+	struct ukevent uk = timer_ms(10000, 1U << 5, 1);
+
+	is_int(ctl1(fd, KEVENT_CTL_ADD, &uk), 1,
+	       "ADD with req_flags bit 5 copies the entry back");
+	is_entry_err(&uk, EINVAL, "ADD with req_flags 0x20");
+	uk = timer_ms(10000, 1U << 31, 1);
+	is_int(ctl1(fd, KEVENT_CTL_ADD, &uk), 1,
+	       "ADD with req_flags bit 31 copies the entry back");
+	is_entry_err(&uk, EINVAL, "ADD with req_flags 0x80000000");
+
+	uk = timer_ms(10000, 0, 1);
+	add1(fd, uk);
+	uk.req_flags = KEVENT_REQ_ONESHOT | (1U << 7);
+	is_int(ctl1(fd, KEVENT_CTL_MODIFY, &uk), 1, "MODIFY returns num");
+	is_entry_err(&uk, EINVAL, "MODIFY to req_flags with bit 7");
+	close(fd);
+}
+
+static void test_enoent(void)
+{
+	int fd = new_queue();
+	struct ukevent uk[3];
+	int i;
+
+	for (i = 0; i < 3; i++)
+		add1(fd, timer_ms(10000, 0, (__u64)(20 + i)));
+
+	/* REMOVE: missing entry in the middle, reported in place. */
+	uk[0] = timer_ms(10000, 0, 20);
+	uk[1] = timer_ms(10000, 0, 99);
+	uk[2] = timer_ms(10000, 0, 21);
+	is_int(sys_kevent_ctl(fd, KEVENT_CTL_REMOVE, 3, uk), 3,
+	       "REMOVE with one missing entry still returns num");
+	is_int(uk[0].ret_flags, KEVENT_RET_DONE, "REMOVE: arg[0] DONE");
+	is_entry_err(&uk[1], ENOENT, "REMOVE of a missing entry (in place)");
+	is_int(uk[1].ptr, 99, "REMOVE: the missing entry stays at arg[1]");
+	is_int(uk[2].ret_flags, KEVENT_RET_DONE, "REMOVE: arg[2] DONE");
+
+	/* Two registrations left: 20+2=22, and re-add 20 and 21. */
+	add1(fd, timer_ms(10000, 0, 20));
+	add1(fd, timer_ms(10000, 0, 21));
+
+	uk[0] = timer_ms(10000, 0, 98);
+	uk[1] = timer_ms(10000, KEVENT_REQ_ONESHOT, 22);
+	uk[2] = timer_ms(20000, 0, 22);	/* other id, same user */
+	is_int(sys_kevent_ctl(fd, KEVENT_CTL_MODIFY, 3, uk), 3,
+	       "MODIFY with two missing entries returns num");
+	is_entry_err(&uk[0], ENOENT, "MODIFY of a missing entry (in place)");
+	is_int(uk[1].ret_flags, KEVENT_RET_DONE, "MODIFY: arg[1] DONE");
+	is_entry_err(&uk[2], ENOENT,
+		     "MODIFY: id is part of the identity (other id)");
+
+	/* READY: missing ones compacted to the front. */
+	uk[0] = timer_ms(10000, 0, 97);
+	uk[1] = timer_ms(10000, 0, 20);
+	uk[2] = timer_ms(10000, 0, 96);
+	is_int(sys_kevent_ctl(fd, KEVENT_CTL_READY, 3, uk), 2,
+	       "READY returns the number of entries copied back (2 missing)");
+	is_int(uk[0].ptr, 97, "READY: first missing entry at arg[0]");
+	is_entry_err(&uk[0], ENOENT, "READY of a missing entry");
+	is_int(uk[1].ptr, 96, "READY: second missing entry compacted to arg[1]");
+	is_entry_err(&uk[1], ENOENT, "READY of the second missing entry");
+
+	/* The type is part of the identity, too. */
+	uk[0] = timer_ms(10000, 0, 20);
+	uk[0].type = KEVENT_POLL;
+	is_int(ctl1(fd, KEVENT_CTL_REMOVE, &uk[0]), 1,
+	       "REMOVE of (POLL, id, user) of a timer returns num");
+	is_entry_err(&uk[0], ENOENT, "REMOVE with another type");
+	close(fd);
+}
+
+static void test_num_too_large(void)
+{
+	int fd = new_queue();
+	struct ukevent uk[3];
+
+	add1(fd, timer_ms(10000, 0, 1));
+	add1(fd, timer_ms(10000, 0, 2));
+	uk[0] = timer_ms(10000, 0, 1);
+	uk[1] = timer_ms(10000, 0, 2);
+	uk[2] = timer_ms(10000, 0, 3);
+	is_err(sys_kevent_ctl(fd, KEVENT_CTL_REMOVE, 3, uk), EINVAL,
+	       "REMOVE with num 3 > 2 registrations is EINVAL");
+	is_err(sys_kevent_ctl(fd, KEVENT_CTL_MODIFY, 3, uk), EINVAL,
+	       "MODIFY with num 3 > 2 registrations is EINVAL");
+	is_err(sys_kevent_ctl(fd, KEVENT_CTL_READY, 3, uk), EINVAL,
+	       "READY with num 3 > 2 registrations is EINVAL");
+	is_int(sys_kevent_ctl(fd, KEVENT_CTL_REMOVE, 2, uk), 2,
+	       "the failed calls removed nothing: REMOVE of both returns 2");
+	ok(uk[0].ret_flags == KEVENT_RET_DONE &&
+	   uk[1].ret_flags == KEVENT_RET_DONE,
+	   "both registrations were still there");
+	close(fd);
+}
+
+static void test_bad_cmd_and_fd(void)
+{
+	int fd = new_queue(), closed, p[2], null;
+	struct ukevent uk = timer_ms(10000, 0, 1);
+
+	/* A descriptor number that nothing below can reuse. */
+	closed = dup2(fd, 999);
+	close(closed);
+	is_err(ctl1(fd, 4, &uk), EINVAL, "unknown cmd 4 is EINVAL");
+	is_err(ctl1(fd, 0x80000000U, &uk), EINVAL,
+	       "unknown cmd 0x80000000 is EINVAL");
+	is_err(ctl1(-1, KEVENT_CTL_ADD, &uk), EBADF, "fd -1 is EBADF");
+	is_err(ctl1(closed, KEVENT_CTL_ADD, &uk), EBADF,
+	       "a closed fd is EBADF");
+	if (pipe(p))
+		bail_out("pipe");
+	is_err(ctl1(p[0], KEVENT_CTL_ADD, &uk), EINVAL,
+	       "a pipe is not a queue: EINVAL");
+	null = open("/dev/null", O_RDWR);
+	is_err(ctl1(null, KEVENT_CTL_ADD, &uk), EINVAL,
+	       "/dev/null is not a queue: EINVAL");
+	is_err(sys_kevent_get_events(p[0], 0, 1, TSP(0, 0), &uk, 0), EINVAL,
+	       "kevent_get_events on a pipe: EINVAL");
+	is_err(sys_kevent_get_events(closed, 0, 1, TSP(0, 0), &uk, 0), EBADF,
+	       "kevent_get_events on a closed fd: EBADF");
+	is_err(sys_kevent_wait(null, 1, 0, TSP(0, 0), 0), EINVAL,
+	       "kevent_wait on /dev/null: EINVAL");
+	is_err(sys_kevent_wait(-1, 1, 0, TSP(0, 0), 0), EBADF,
+	       "kevent_wait on fd -1: EBADF");
+	is_err(sys_kevent_commit(p[1], 0, 0), EINVAL,
+	       "kevent_commit on a pipe: EINVAL");
+	is_err(sys_kevent_commit(closed, 0, 0), EBADF,
+	       "kevent_commit on a closed fd: EBADF");
+	close(p[0]);
+	close(p[1]);
+	close(null);
+	close(fd);
+}
+
+static void test_efault(void)
+{
+	int fd = new_queue();
+	struct ukevent *hole = unmapped_page(), bad, *ro;
+
+	is_err(sys_kevent_ctl(fd, KEVENT_CTL_ADD, 1, NULL), EFAULT,
+	       "ADD with arg NULL is EFAULT");
+	is_err(sys_kevent_ctl(fd, KEVENT_CTL_ADD, 1, hole), EFAULT,
+	       "ADD with arg in unmapped memory is EFAULT");
+
+	add1(fd, timer_ms(10000, 0, 1));
+	add1(fd, timer_ms(10000, 0, 2));
+	is_err(sys_kevent_ctl(fd, KEVENT_CTL_REMOVE, 1, NULL), EFAULT,
+	       "REMOVE with arg NULL is EFAULT");
+	is_err(sys_kevent_ctl(fd, KEVENT_CTL_MODIFY, 2, hole), EFAULT,
+	       "MODIFY with arg in unmapped memory is EFAULT");
+	is_err(sys_kevent_ctl(fd, KEVENT_CTL_READY, 1, hole), EFAULT,
+	       "READY with arg in unmapped memory is EFAULT");
+
+	/* An entry that fails must be written back: read-only arg. */
+	bad = timer_ms(10000, 0, 3);
+	bad.type = 100;
+	ro = readonly_copy(&bad, sizeof(bad));
+	is_err(sys_kevent_ctl(fd, KEVENT_CTL_ADD, 1, ro), EFAULT,
+	       "ADD whose copy-back hits read-only memory is EFAULT");
+	munmap(ro, 4096);
+
+	/* REMOVE writes every entry back. */
+	bad = timer_ms(10000, 0, 2);
+	ro = readonly_copy(&bad, sizeof(bad));
+	is_err(sys_kevent_ctl(fd, KEVENT_CTL_REMOVE, 1, ro), EFAULT,
+	       "REMOVE with arg in read-only memory is EFAULT");
+	munmap(ro, 4096);
+	close(fd);
+}
+
+static void test_modify(void)
+{
+	int fd = new_queue();
+	struct ukevent uk = timer_ms(20, 0, 5), buf[4];
+	int n;
+
+	add1(fd, timer_ms(10000, 0, 1));	/* keeps num <= registrations */
+	add1(fd, uk);
+	n = sys_kevent_get_events(fd, 1, 4, TSP(2, 0), buf, 0);
+	ok(n == 1 && buf[0].ptr == 5, "the periodic 20 ms timer fires");
+
+	uk.req_flags = KEVENT_REQ_ONESHOT;
+	uk.ret_flags = 0x55;
+	uk.ret_data[0] = 0x1234;
+	is_int(ctl1(fd, KEVENT_CTL_MODIFY, &uk), 1, "MODIFY returns num");
+	is_int(uk.ret_flags, KEVENT_RET_DONE, "MODIFY of it: entry DONE");
+
+	n = sys_kevent_get_events(fd, 1, 4, TSP(2, 0), buf, 0);
+	ok(n == 1 && buf[0].ptr == 5 &&
+	   buf[0].req_flags == KEVENT_REQ_ONESHOT,
+	   "after MODIFY the event carries the new req_flags");
+	ok(n == 1 && buf[0].ret_flags == KEVENT_RET_DONE,
+	   "MODIFY cleared the old return flags");
+	is_int(sys_kevent_get_events(fd, 1, 4, TSP(0, 100000000), buf, 0), 0,
+	       "modified to ONESHOT: not delivered again within 100 ms");
+	uk = timer_ms(20, 0, 5);
+	is_int(ctl1(fd, KEVENT_CTL_REMOVE, &uk), 1, "REMOVE returns num");
+	is_entry_err(&uk, ENOENT, "the ONESHOT timer is gone after delivery");
+	close(fd);
+}
+
+static void test_ready(void)
+{
+	int fd = new_queue();
+	struct ukevent uk = timer_ms(10000, 0, 7), buf[4];
+	int n;
+
+	add1(fd, uk);
+	is_int(sys_kevent_get_events(fd, 0, 4, TSP(0, 0), buf, 0), 0,
+	       "a 10 s timer is not ready");
+	is_int(ctl1(fd, KEVENT_CTL_READY, &uk), 0,
+	       "READY of a registration returns 0 (nothing copied back)");
+	n = sys_kevent_get_events(fd, 0, 4, TSP(0, 0), buf, 0);
+	is_int(n, 1, "READY queued the registration");
+	ok(n == 1 && buf[0].ptr == 7 && buf[0].type == KEVENT_TIMER &&
+	   buf[0].id.raw[0] == 10 && buf[0].id.raw[1] == 0,
+	   "the delivered event is the registration (type, id, ptr)");
+	is_int(buf[0].ret_flags, KEVENT_RET_DONE,
+	       "an event made ready by READY has DONE");
+	is_int(sys_kevent_get_events(fd, 0, 4, TSP(0, 0), buf, 0), 0,
+	       "it is delivered once");
+
+	/* READY twice before delivery: on the ready queue only once. */
+	ctl1(fd, KEVENT_CTL_READY, &uk);
+	ctl1(fd, KEVENT_CTL_READY, &uk);
+	is_int(sys_kevent_get_events(fd, 0, 4, TSP(0, 0), buf, 0), 1,
+	       "READY twice: delivered once");
+	is_int(ctl1(fd, KEVENT_CTL_REMOVE, &uk), 1,
+	       "a delivered periodic timer is still registered (REMOVE)");
+	is_int(uk.ret_flags, KEVENT_RET_DONE, "REMOVE found it");
+	close(fd);
+}
+
+/* REMOVE of a ready registration drops the pending event. */
+static void test_remove_ready(void)
+{
+	int fd = new_queue();
+	struct ukevent uk = timer_ms(10000, 0, 8), buf[2];
+
+	add1(fd, uk);
+	ctl1(fd, KEVENT_CTL_READY, &uk);
+	uk = timer_ms(10000, 0, 8);
+	ctl1(fd, KEVENT_CTL_REMOVE, &uk);
+	is_int(sys_kevent_get_events(fd, 0, 2, TSP(0, 0), buf, 0), 0,
+	       "REMOVE of a ready registration drops its pending event");
+	close(fd);
+}
+
+struct waiter {
+	int fd;
+	int entering;
+	pid_t tid;
+	int ret;
+	int err;
+	long long start, end;
+};
+
+static void *waiter_main(void *arg)
+{
+	struct waiter *w = arg;
+	struct ukevent buf[4];
+
+	w->tid = (pid_t)syscall(SYS_gettid);
+	w->start = now_ns();
+	__atomic_store_n(&w->entering, 1, __ATOMIC_SEQ_CST);
+	w->ret = sys_kevent_get_events(w->fd, 1, 4, TSP(8, 0), buf, 0);
+	w->err = errno;
+	w->end = now_ns();
+	return NULL;
+}
+
+static void test_ready_wakes(void)
+{
+	struct waiter w = { .fd = new_queue() };
+	pthread_t th;
+	int asleep;
+
+	if (pthread_create(&th, NULL, waiter_main, &w))
+		bail_out("pthread_create");
+	while (!__atomic_load_n(&w.entering, __ATOMIC_SEQ_CST))
+		msleep(1);
+	asleep = wait_sleeping(w.tid, 3000);
+	ok(asleep, "a thread blocks in kevent_get_events on an empty queue");
+	msleep(20);
+	is_int(sys_kevent_ctl(w.fd, KEVENT_CTL_READY, 0, NULL), 0,
+	       "READY with num 0 returns 0");
+	pthread_join(th, NULL);
+	is_int(w.ret, 0, "the woken kevent_get_events returns 0");
+	ok((w.end - w.start) / 1000000 < 4000,
+	   "READY with num 0 woke it before its 8 s timeout (%lld ms)",
+	   (w.end - w.start) / 1000000);
+	close(w.fd);
+}
+
+int main(void)
+{
+	tap_watchdog(18);
+	kevent_require();
+	test_add_remove();
+	test_add_compacts();
+	test_enosys();
+	test_bad_req_flags();
+	test_enoent();
+	test_num_too_large();
+	test_bad_cmd_and_fd();
+	test_efault();
+	test_modify();
+	test_ready();
+	test_remove_ready();
+	test_ready_wakes();
+	return tap_done();
+}

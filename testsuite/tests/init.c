@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Description: kevent_init(2) and /dev/kevent: rings, flags, errors, close. */
+#include <sys/resource.h>
+
+#include "../lib/tap.h"
+#include "../lib/kevent_sys.h"
+
+#define MAX_RING_SIZE	53687090U	/* the most that fits in INT_MAX bytes */
+
+/* fcntl(fd, cmd) & bit, or -1 when fd is not open. */
+static int fd_bit(int fd, int cmd, int bit)
+{
+	int v = fd >= 0 ? fcntl(fd, cmd) : -1;
+
+	return v < 0 ? -1 : (v & bit);
+}
+
+static void test_no_ring(void)
+{
+	int fd = sys_kevent_init(NULL, 0, 0);
+
+	ok(fd >= 0, "init(NULL, 0, 0) gives a queue without a ring");
+	if (fd < 0)
+		return;
+	is_err(sys_kevent_wait(fd, 1, 0, TSP(0, 0), 0), EINVAL,
+	       "kevent_wait on a queue without a ring fails with EINVAL");
+	is_int(sys_kevent_get_events(fd, 0, 1, TSP(0, 0),
+				     &(struct ukevent){ .type = 0 }, 0), 0,
+	       "kevent_get_events works on a queue without a ring");
+	is_int(fd_bit(fd, F_GETFD, FD_CLOEXEC), 0,
+	       "without KEVENT_INIT_CLOEXEC the descriptor is not close-on-exec");
+	is_int(fd_bit(fd, F_GETFL, O_NONBLOCK), 0,
+	       "without KEVENT_INIT_NONBLOCK the descriptor is blocking");
+	close(fd);
+}
+
+static void test_ring(void)
+{
+	struct kevent_ring *ring = ring_alloc(16, NULL);
+	int fd;
+
+	if (!ring)
+		bail_out("mmap");
+	fd = sys_kevent_init(ring, 16, 0);
+	ok(fd >= 0, "init(ring, 16, 0) gives a queue with a ring");
+	is_int(ring->ring_kidx, 0, "init writes ring_kidx = 0");
+	is_int(ring->ring_over, 0, "init writes ring_over = 0");
+	if (fd >= 0) {
+		is_int(sys_kevent_wait(fd, 16, 0, TSP(0, 0), 0), 0,
+		       "kevent_wait with num == ring_size is accepted");
+		close(fd);
+	}
+	munmap(ring, 4096);
+
+	/* The smallest ring: one slot. */
+	ring = ring_alloc(1, NULL);
+	fd = sys_kevent_init(ring, 1, 0);
+	ok(fd >= 0, "init accepts a ring of one slot");
+	if (fd >= 0)
+		close(fd);
+	munmap(ring, 4096);
+}
+
+static void test_einval(void)
+{
+	struct kevent_ring *ring = ring_alloc(4, NULL);
+
+	is_err(sys_kevent_init(ring, 0, 0), EINVAL,
+	       "a ring with ring_size 0 is EINVAL");
+	is_err(sys_kevent_init(NULL, 4, 0), EINVAL,
+	       "ring_size without a ring is EINVAL");
+	is_err(sys_kevent_init(ring, MAX_RING_SIZE + 1, 0), EINVAL,
+	       "ring_size 53687091 (more than INT_MAX bytes) is EINVAL");
+	is_err(sys_kevent_init(ring, 0xffffffffU, 0), EINVAL,
+	       "ring_size 0xffffffff is EINVAL");
+	is_err(sys_kevent_init(NULL, 0, 1U << 2), EINVAL,
+	       "unknown init flag 0x4 is EINVAL");
+	is_err(sys_kevent_init(NULL, 0, 1U << 31), EINVAL,
+	       "unknown init flag 0x80000000 is EINVAL");
+	is_err(sys_kevent_init(ring, 4, ~0U), EINVAL,
+	       "all flag bits set is EINVAL");
+	munmap(ring, 4096);
+}
+
+static void test_max_ring_size(void)
+{
+	size_t len = kevent_ring_bytes(MAX_RING_SIZE);
+	void *p;
+	int fd;
+
+	/* Address space only: the kernel checks it and writes 8 bytes. */
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		skip(1, "cannot map %zu bytes for the largest ring", len);
+		return;
+	}
+	fd = sys_kevent_init(p, MAX_RING_SIZE, 0);
+	ok(fd >= 0, "ring_size 53687090 (the largest) is accepted");
+	if (fd >= 0)
+		close(fd);
+	munmap(p, len);
+}
+
+static void test_efault(void)
+{
+	void *hole = unmapped_page();
+	struct kevent_ring *ro = readonly_copy(NULL, 0);
+
+	is_err(sys_kevent_init(hole, 4, 0), EFAULT,
+	       "a ring at an unmapped address is EFAULT");
+	is_err(sys_kevent_init(ro, 4, 0), EFAULT,
+	       "a ring in read-only memory is EFAULT");
+	is_err(sys_kevent_init((void *)(~0UL - 4095), 4, 0), EFAULT,
+	       "a ring at the top of the address space is EFAULT");
+	munmap(ro, 4096);
+}
+
+static void test_flags(void)
+{
+	int fd;
+
+	fd = sys_kevent_init(NULL, 0, KEVENT_INIT_CLOEXEC);
+	ok(fd >= 0, "init with KEVENT_INIT_CLOEXEC succeeds");
+	is_int(fd_bit(fd, F_GETFD, FD_CLOEXEC), FD_CLOEXEC,
+	       "KEVENT_INIT_CLOEXEC sets FD_CLOEXEC");
+	is_int(fd_bit(fd, F_GETFL, O_NONBLOCK), 0,
+	       "KEVENT_INIT_CLOEXEC alone does not set O_NONBLOCK");
+	close(fd);
+
+	fd = sys_kevent_init(NULL, 0, KEVENT_INIT_NONBLOCK);
+	ok(fd >= 0, "init with KEVENT_INIT_NONBLOCK succeeds");
+	is_int(fd_bit(fd, F_GETFL, O_NONBLOCK), O_NONBLOCK,
+	       "KEVENT_INIT_NONBLOCK sets O_NONBLOCK");
+	is_int(fd_bit(fd, F_GETFD, FD_CLOEXEC), 0,
+	       "KEVENT_INIT_NONBLOCK alone does not set FD_CLOEXEC");
+	close(fd);
+
+	fd = sys_kevent_init(NULL, 0,
+			     KEVENT_INIT_CLOEXEC | KEVENT_INIT_NONBLOCK);
+	ok(fd_bit(fd, F_GETFD, FD_CLOEXEC) == FD_CLOEXEC &&
+	   fd_bit(fd, F_GETFL, O_NONBLOCK) == O_NONBLOCK,
+	   "CLOEXEC | NONBLOCK sets both");
+	close(fd);
+}
+
+static void test_dev_kevent(void)
+{
+	struct ukevent uk = timer_ms(10000, 0, 1), buf[2];
+	int fd = open("/dev/kevent", O_RDWR);
+
+	ok(fd >= 0, "open(\"/dev/kevent\", O_RDWR) gives a queue");
+	if (fd < 0) {
+		diag("open /dev/kevent: %s", strerror(errno));
+		skip(5, "no /dev/kevent");
+		return;
+	}
+	is_int(ctl1(fd, KEVENT_CTL_ADD, &uk), 0,
+	       "kevent_ctl ADD works on a /dev/kevent queue");
+	is_int(ctl1(fd, KEVENT_CTL_READY, &uk), 0,
+	       "kevent_ctl READY works on a /dev/kevent queue");
+	is_int(sys_kevent_get_events(fd, 1, 2, TSP(1, 0), buf, 0), 1,
+	       "kevent_get_events delivers from a /dev/kevent queue");
+	is_err(sys_kevent_wait(fd, 1, 0, TSP(0, 0), 0), EINVAL,
+	       "a /dev/kevent queue has no ring: kevent_wait is EINVAL");
+	is_err(sys_kevent_commit(fd, 0, 0), EINVAL,
+	       "a /dev/kevent queue has no ring: kevent_commit is EINVAL");
+	close(fd);
+}
+
+static void test_close_frees(void)
+{
+	static struct ukevent uk[1000];
+	int round, i, fd, bad = 0;
+
+	for (round = 0; round < 50 && !bad; round++) {
+		fd = sys_kevent_init(NULL, 0, 0);
+		if (fd < 0) {
+			diag("round %d: kevent_init: %s", round,
+			     strerror(errno));
+			bad = 1;
+			break;
+		}
+		for (i = 0; i < 1000; i++)
+			uk[i] = timer_ukevent(100, (__u32)i, 0, (__u64)i);
+		i = sys_kevent_ctl(fd, KEVENT_CTL_ADD, 1000, uk);
+		if (i != 0) {
+			diag("round %d: ADD of 1000 timers returned %d (%s)",
+			     round, i, i < 0 ? strerror(errno) : "entries");
+			bad = 1;
+		}
+		if (close(fd)) {
+			diag("round %d: close: %s", round, strerror(errno));
+			bad = 1;
+		}
+	}
+	ok(!bad, "50 times: 1000 timers added then close; no error");
+}
+
+static void test_emfile(void)
+{
+	struct rlimit old, rl;
+	int lowest = dup(0);
+
+	if (lowest < 0 || getrlimit(RLIMIT_NOFILE, &old)) {
+		skip(1, "dup/getrlimit failed");
+		return;
+	}
+	close(lowest);
+	rl = old;
+	rl.rlim_cur = (rlim_t)lowest;	/* every lower descriptor is in use */
+	if (setrlimit(RLIMIT_NOFILE, &rl)) {
+		skip(1, "setrlimit failed");
+		return;
+	}
+	is_err(sys_kevent_init(NULL, 0, 0), EMFILE,
+	       "init with no descriptor left is EMFILE");
+	setrlimit(RLIMIT_NOFILE, &old);
+}
+
+static void test_distinct(void)
+{
+	int a = sys_kevent_init(NULL, 0, 0), b = sys_kevent_init(NULL, 0, 0);
+	struct ukevent uk = timer_ms(10000, 0, 1), buf[1];
+
+	ok(a >= 0 && b >= 0 && a != b, "two inits give two descriptors");
+	add1(a, uk);
+	ctl1(a, KEVENT_CTL_READY, &uk);
+	is_int(sys_kevent_get_events(b, 0, 1, TSP(0, 0), buf, 0), 0,
+	       "an event of one queue is not seen in another");
+	is_int(sys_kevent_get_events(a, 0, 1, TSP(0, 0), buf, 0), 1,
+	       "and is seen in its own");
+	close(a);
+	close(b);
+}
+
+int main(void)
+{
+	tap_watchdog(18);
+	kevent_require();
+	test_no_ring();
+	test_ring();
+	test_einval();
+	test_max_ring_size();
+	test_efault();
+	test_flags();
+	test_dev_kevent();
+	test_distinct();
+	test_emfile();
+	test_close_frees();
+	return tap_done();
+}
