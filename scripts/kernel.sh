@@ -150,6 +150,8 @@ config() {
 build() {
 	say "build bzImage in ${obj#"$top"/} (log: ${logs#"$top"/}/kernel.log)"
 	export CCACHE_DIR=${CCACHE_DIR:-$build/ccache}
+	# Paths relative to the checkout: build folders share cache hits.
+	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$top}
 	logged "$logs/kernel${variant:+-$variant}.log" make -C "$tree" O="$obj" \
 		ARCH=x86_64 CC="ccache gcc" -j"$jobs" bzImage
 	say "kernel ready: ${obj#"$top"/}/arch/x86/boot/bzImage"
