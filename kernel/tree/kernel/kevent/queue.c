@@ -109,10 +109,10 @@ static void kevent_show_fdinfo(struct seq_file *m, struct file *file)
 	for (node = rb_first(&q->index); node; node = rb_next(node)) {
 		struct kevent *k = rb_entry(node, struct kevent, index_node);
 
-		seq_printf(m, "kevent:\ttype %u id %llx event %x req_flags %x user %llx state %x\n",
+		seq_printf(m, "kevent:\ttype %u id %llx event %x req_flags %x user %llx ready %u\n",
 			   k->uk.type, k->uk.id.raw_u64, READ_ONCE(k->uk.event),
 			   READ_ONCE(k->uk.req_flags), k->uk.ptr,
-			   READ_ONCE(k->state));
+			   !!(READ_ONCE(k->state) & KEVENT_STATE_READY));
 	}
 	mutex_unlock(&q->mutex);
 }
