@@ -519,6 +519,29 @@ static void test_ring_efault(void)
 	rq_close(&q);
 }
 
+/* A commit that wraps writes ring_over: unmapped, it fails and frees nothing. */
+static void test_commit_efault(void)
+{
+	struct ring_q q;
+	void *addr;
+
+	rq_open(&q, 4);
+	make_ready(q.fd, 4, 50);
+	is_int(sys_kevent_wait(q.fd, 4, 0, TSP(1, 0), 0), 4,
+	       "commit EFAULT: the ring is filled");
+	addr = q.ring;
+	munmap(addr, q.mapped);
+	is_err(sys_kevent_commit(q.fd, 0, 1), EFAULT,
+	       "a wrapping commit with the ring unmapped is EFAULT");
+	if (mmap(addr, q.mapped, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != addr)
+		bail_out("mmap MAP_FIXED");
+	is_int(sys_kevent_commit(q.fd, 0, 1), 4,
+	       "the failed commit freed nothing: all 4 slots free now");
+	is_int((int)q.ring->ring_over, 1, "ring_over written as 1");
+	rq_close(&q);
+}
+
 int main(void)
 {
 	tap_watchdog(18);
@@ -533,5 +556,6 @@ int main(void)
 	test_concurrent_commit();
 	test_get_events_ring();
 	test_ring_efault();
+	test_commit_efault();
 	return tap_done();
 }
