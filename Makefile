@@ -4,6 +4,7 @@
 #   make shell     boot it into a shell with the examples in /kevent/bin
 #   make check     the whole testsuite; the last line is the summary
 #   make install   the manual and the UAPI header (PREFIX, DESTDIR)
+#   make html      the HTML manual in doc/html, from man/
 #
 # The first run unpacks /usr/src/linux-source-6.1.tar.xz and builds the
 # kernel into build/, which later runs reuse.
@@ -26,7 +27,7 @@ PROGRAMS	:= $(addprefix $(GUEST_BIN)/,$(EXAMPLES) $(TESTS) \
 PROG_DEPS	:= include/uapi/linux/kevent.h $(wildcard testsuite/lib/*.h)
 
 .PHONY: all deps kernel programs initramfs check run shell install \
-	uninstall clean distclean
+	uninstall html clean distclean
 
 all: kernel programs initramfs
 
@@ -64,6 +65,9 @@ run: deps
 shell: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/boot.sh shell $(BUILD)/shell.log
+
+html:
+	scripts/man-html.sh build
 
 install:
 	scripts/install.sh install "$(DESTDIR)" "$(MANDIR)" "$(INCLUDEDIR)"

@@ -79,6 +79,8 @@ check "MANPATH=man man -w 3type ukevent finds the page" \
 	env MANPATH="$top/man" man -w 3type ukevent
 check "every example a page quotes is identical to examples/" \
 	scripts/man-examples.sh check
+check "the HTML manual in doc/html is built from the current pages" \
+	scripts/man-html.sh check
 
 echo "1..$n"
 [ "$failed" -eq 0 ]
