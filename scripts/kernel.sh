@@ -148,7 +148,7 @@ config() {
 }
 
 build() {
-	say "build bzImage in ${obj#"$top"/} (log: ${logs#"$top"/}/kernel.log)"
+	say "build bzImage in ${obj#"$top"/} (log: ${logs#"$top"/}/kernel${variant:+-$variant}.log)"
 	export CCACHE_DIR=${CCACHE_DIR:-$build/ccache}
 	# Paths relative to the checkout: build folders share cache hits.
 	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$top}
