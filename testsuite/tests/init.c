@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Description: kevent_init(2) and /dev/kevent: rings, flags, errors, close. */
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <linux/capability.h>
 
 #include "../lib/tap.h"
 #include "../lib/kevent_sys.h"
@@ -218,6 +222,49 @@ static void test_emfile(void)
 	setrlimit(RLIMIT_NOFILE, &old);
 }
 
+/*
+ * ENFILE: with fs.file-max below the number of open files, a process
+ * without CAP_SYS_ADMIN cannot get a new file.  The child drops its
+ * capabilities; the parent, still root, restores the limit.
+ */
+static void test_enfile(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = { { 0 } };
+	char old[64] = "";
+	int status = -1, f;
+	ssize_t n;
+	pid_t pid;
+
+	f = open("/proc/sys/fs/file-max", O_RDWR);
+	if (f < 0 || (n = read(f, old, sizeof(old) - 1)) <= 0) {
+		skip(1, "no /proc/sys/fs/file-max");
+		if (f >= 0)
+			close(f);
+		return;
+	}
+	if (pwrite(f, "1\n", 2, 0) != 2) {
+		skip(1, "cannot lower fs.file-max (not root?)");
+		close(f);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		if (syscall(SYS_capset, &hdr, data))
+			_exit(2);
+		_exit(sys_kevent_init(NULL, 0, 0) == -1 && errno == ENFILE ?
+		      0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	if (pwrite(f, old, (size_t)n, 0) != n)
+		bail_out("cannot restore fs.file-max");
+	close(f);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	   "init beyond fs.file-max without CAP_SYS_ADMIN is ENFILE");
+}
+
 static void test_distinct(void)
 {
 	int a = sys_kevent_init(NULL, 0, 0), b = sys_kevent_init(NULL, 0, 0);
@@ -247,6 +294,7 @@ int main(void)
 	test_dev_kevent();
 	test_distinct();
 	test_emfile();
+	test_enfile();
 	test_close_frees();
 	return tap_done();
 }
