@@ -67,6 +67,8 @@ static void test_periodic(void)
 
 	add1(fd, timer_ms(20, 0, 2));
 	for (i = 0; i < 3; i++) {
+		/* The last report's expiries were counted after this. */
+		prev = now_ns();
 		n = sys_kevent_get_events(fd, 1, 4, TSP(2, 0), buf, 0);
 		if (n != 1 || buf[0].ptr != 2 ||
 		    buf[0].ret_flags != KEVENT_RET_DONE ||
@@ -80,7 +82,6 @@ static void test_periodic(void)
 	ok(ms_since(start) >= 59, "3 deliveries of a 20 ms timer take >= 60 ms (%lld)",
 	   ms_since(start));
 
-	prev = now_ns();
 	msleep(110);
 	n = sys_kevent_get_events(fd, 0, 4, TSP(0, 0), buf, 0);
 	now = mono_ms32();
