@@ -13,7 +13,7 @@ build=${BUILD:-$top/build}
 mode=$1
 log=$2
 limit=${3:-900}
-kernel=${KERNEL:-$build/obj/arch/x86/boot/bzImage}
+kernel=${KERNEL:-$build/obj${VARIANT:+-$VARIANT}/arch/x86/boot/bzImage}
 initrd=${INITRD:-$build/initramfs.cpio}
 append="console=ttyS0 panic=-1 oops=panic loglevel=4 kevent.mode=$mode ${APPEND:-}"
 

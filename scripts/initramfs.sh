@@ -13,7 +13,7 @@ bindir=$1
 list=$2
 out=$3
 build=${BUILD:-$top/build}
-gen=$build/obj/usr/gen_init_cpio
+gen=$build/obj${VARIANT:+-$VARIANT}/usr/gen_init_cpio
 busybox=/bin/busybox
 
 [ -x "$gen" ] || { echo "initramfs.sh: build the kernel first ($gen)" >&2; exit 1; }

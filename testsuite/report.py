@@ -15,7 +15,7 @@ SPLATS = re.compile(
     r'KASAN:|UBSAN:|possible recursive locking|'
     r'possible circular locking|inconsistent lock state|'
     r'suspicious RCU usage|blocked for more than|'
-    r'unreferenced object|rcu_sched self-detected|'
+    r'unreferenced object|suspected memory leak|rcu_sched self-detected|'
     r'self-detected stall|Call Trace:|kernel BUG')
 TAP_POINT = re.compile(r'^(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?(.*)$')
 TAP_PLAN = re.compile(r'^1\.\.(\d+)')
