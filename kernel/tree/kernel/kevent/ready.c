@@ -355,10 +355,12 @@ static int kevent_sink_put(struct kevent_queue *q, struct kevent_sink *sink,
 /*
  * What becomes of a kevent once reported: one-shot and broken ones are
  * removed; an edge-triggered one waits for its next notification; a
- * level-triggered one is queued again, to be rechecked, on @level.
+ * level-triggered one is queued again, to be rechecked.  One that was
+ * notified while in transit is queued again as ready.  Either waits on
+ * @later until the harvest ends, so that no call reports it twice.
  */
 static void kevent_complete(struct kevent_queue *q, struct kevent *k,
-			    const struct ukevent *out, struct list_head *level)
+			    const struct ukevent *out, struct list_head *later)
 {
 	bool remove = (out->ret_flags & KEVENT_RET_BROKEN) ||
 		      (k->uk.req_flags & KEVENT_REQ_ONESHOT);
@@ -372,10 +374,11 @@ static void kevent_complete(struct kevent_queue *q, struct kevent *k,
 	if (!remove) {
 		if (k->state & KEVENT_STATE_AGAIN) {
 			k->state &= ~KEVENT_STATE_AGAIN;
-			kevent_enqueue_locked(q, k);
+			k->state |= KEVENT_STATE_READY;
+			list_add_tail(&k->ready_entry, later);
 		} else if (!(k->uk.req_flags & KEVENT_REQ_ET)) {
 			k->state |= KEVENT_STATE_READY | KEVENT_STATE_RECHECK;
-			list_add_tail(&k->ready_entry, level);
+			list_add_tail(&k->ready_entry, later);
 		}
 	}
 	spin_unlock_irq(&q->ready_lock);
@@ -397,7 +400,7 @@ int kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink)
 	unsigned int state, requeued = 0;
 	struct ukevent out;
 	struct kevent *k;
-	LIST_HEAD(level);
+	LIST_HEAD(later);
 	int err = 0;
 
 	lockdep_assert_held(&q->mutex);
@@ -415,13 +418,13 @@ int kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink)
 			break;
 		}
 		sink->done++;
-		kevent_complete(q, k, &out, &level);
+		kevent_complete(q, k, &out, &later);
 	}
 
 	spin_lock_irq(&q->ready_lock);
-	list_for_each_entry(k, &level, ready_entry)
+	list_for_each_entry(k, &later, ready_entry)
 		requeued++;
-	list_splice_tail(&level, &q->ready);
+	list_splice_tail(&later, &q->ready);
 	q->ready_num += requeued;
 	/* Pass the wakeup on: another thread may take what is left. */
 	if (q->ready_num)
