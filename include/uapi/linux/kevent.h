@@ -13,9 +13,11 @@
 
 /*
  * System call numbers, where the C library's headers have none yet: the
- * same on x86-64, i386 and every architecture of the generic table.
+ * same on x86-64, i386 and every architecture of the generic table.  The
+ * kernel has its own, from the syscall tables.
  */
-#if defined(__x86_64__) && defined(__ILP32__)
+#ifdef __KERNEL__
+#elif defined(__x86_64__) && defined(__ILP32__)
 #define __KEVENT_NR_BASE	(0x40000000 + 451)	/* x32 */
 #elif defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
 	defined(__riscv) || defined(__loongarch__)
