@@ -109,7 +109,7 @@ assemble() {
 		comm -23 "$tree/.kevent-files" "$build/series-files" |
 		while read -r f; do
 			if [ -f "$pristine/$f" ]; then
-				cp -p "$pristine/$f" "$tree/$f"
+				cp "$pristine/$f" "$tree/$f"
 			else
 				rm -f "$tree/$f"
 			fi
