@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kevent: KEVENT_PIPE, data and room in pipes and FIFOs.
+ *
+ * id.raw[0] holds a descriptor of a pipe or a FIFO, event
+ * KEVENT_SOCKET_RECV (data to read), KEVENT_SOCKET_SEND (room to write)
+ * or both.  The storage is embedded in struct pipe_inode_info, and the
+ * kevent holds no reference to the pipe or its files: it watches the
+ * pipe until the pipe goes away, when free_pipe_info() reports it broken
+ * with -EBADF and frees the pipe an RCU grace period later.
+ *
+ * fs/pipe.c and fs/splice.c notify through pipe_kevent_notify() where
+ * they wake the pipe's own waiters.  Readiness is decided here from the
+ * ring's indexes and the counts of readers and writers, as pipe_poll()
+ * decides it, so a notification is never spurious for a kevent that is
+ * not ready.  A pipe without writers breaks its RECV kevents once it is
+ * empty, one without readers its SEND kevents at once (-EPIPE), as
+ * read() returns 0 and write() fails with EPIPE then.
+ */
+
+#include <linux/file.h>
+#include <linux/pipe_fs_i.h>
+#include <linux/rcupdate.h>
+
+#include "kevent.h"
+#include "sources.h"
+
+#define KEVENT_PIPE_EVENTS	(KEVENT_SOCKET_RECV | KEVENT_SOCKET_SEND)
+
+/**
+ * struct kevent_pipe - the per-kevent data of KEVENT_PIPE
+ * @w_counter: the f_version of the file the kevent was added with.  A
+ *	FIFO opened for reading before any writer holds the pipe's writer
+ *	count there, so that, as for poll(), the absence of writers breaks
+ *	RECV only once a writer has come and gone.
+ */
+struct kevent_pipe {
+	unsigned int w_counter;
+};
+
+static int kevent_pipe_enqueue(struct kevent *k)
+{
+	struct kevent_pipe *p = kevent_priv(k);
+	struct pipe_inode_info *pipe;
+	struct file *file;
+	int err = 0;
+
+	if (!k->uk.event || (k->uk.event & ~KEVENT_PIPE_EVENTS))
+		return -EINVAL;
+
+	file = fget(k->uk.id.raw[0]);
+	if (!file)
+		return -EBADF;
+	/*
+	 * As for splice, notification pipes are refused: their data come
+	 * from post_one_notification(), which tells no kevent.
+	 */
+	pipe = get_pipe_info(file, true);
+	if (!pipe) {
+		err = -EINVAL;
+		goto out;
+	}
+	p->w_counter = file->f_version;
+
+	/*
+	 * Whoever changes the pipe holds its mutex and looks for kevents
+	 * after the change (pipe_kevent_notify()): attaching under the
+	 * mutex means it either sees this kevent or the check that
+	 * follows the enqueue sees the change.
+	 */
+	pipe_lock(pipe);
+	kevent_storage_attach(&pipe->kevent, k);
+	pipe_unlock(pipe);
+out:
+	fput(file);
+	return err;
+}
+
+static int kevent_pipe_check(struct kevent *k)
+{
+	const struct kevent_pipe *p = kevent_priv(k);
+	u32 event = READ_ONCE(k->uk.event);
+	unsigned int head, tail, max_usage;
+	unsigned int readers, writers, w_counter;
+	struct pipe_inode_info *pipe;
+	struct kevent_storage *st;
+	unsigned long flags;
+	int ret = 0;
+
+	/* Once detached, the pipe may be gone; until then it lives. */
+	rcu_read_lock();
+	st = rcu_dereference(k->st);
+	if (!st) {
+		rcu_read_unlock();
+		return -EBADF;
+	}
+	pipe = container_of(st, struct pipe_inode_info, kevent);
+	/*
+	 * The ring's indexes move under rd_wait.lock, both at once when
+	 * F_SETPIPE_SZ renumbers them: read them together.  The counts
+	 * change under pipe->mutex, which cannot be taken here.
+	 */
+	spin_lock_irqsave(&pipe->rd_wait.lock, flags);
+	head = pipe->head;
+	tail = pipe->tail;
+	max_usage = pipe->max_usage;
+	spin_unlock_irqrestore(&pipe->rd_wait.lock, flags);
+	readers = READ_ONCE(pipe->readers);
+	writers = READ_ONCE(pipe->writers);
+	w_counter = READ_ONCE(pipe->w_counter);
+	rcu_read_unlock();
+
+	if (event & KEVENT_SOCKET_RECV) {
+		if (!pipe_empty(head, tail))
+			ret = 1;
+		else if (!writers && w_counter != p->w_counter)
+			return -EPIPE;
+	}
+	if (event & KEVENT_SOCKET_SEND) {
+		if (!readers)
+			return -EPIPE;
+		if (!pipe_full(head, tail, max_usage))
+			ret = 1;
+	}
+	return ret;
+}
+
+/**
+ * kevent_pipe_notify - a watched pipe changed
+ * @pipe: the pipe
+ * @event: KEVENT_SOCKET_RECV if data were added, KEVENT_SOCKET_SEND if
+ *	data were consumed or room made, both if the last reader or writer
+ *	went away
+ *
+ * Called by pipe_kevent_notify() for a pipe that kevents watch, from
+ * process context, with or without pipe->mutex held.
+ */
+void kevent_pipe_notify(struct pipe_inode_info *pipe, u32 event)
+{
+	unsigned long flags;
+
+	/* The read that empties a pipe without writers breaks RECV. */
+	if ((event & KEVENT_SOCKET_SEND) && !READ_ONCE(pipe->writers)) {
+		spin_lock_irqsave(&pipe->rd_wait.lock, flags);
+		if (pipe_empty(pipe->head, pipe->tail))
+			event |= KEVENT_SOCKET_RECV;
+		spin_unlock_irqrestore(&pipe->rd_wait.lock, flags);
+	}
+	kevent_storage_ready(&pipe->kevent, event);
+}
+
+const struct kevent_callbacks kevent_pipe_callbacks = {
+	.enqueue	= kevent_pipe_enqueue,
+	.dequeue	= kevent_storage_detach,
+	.check		= kevent_pipe_check,
+	.priv_size	= sizeof(struct kevent_pipe),
+};
