@@ -108,9 +108,8 @@ static void test_enosys(void)
 		{ KEVENT_NAIO, "KEVENT_NAIO" },
 		{ KEVENT_AIO, "KEVENT_AIO" },
 		{ KEVENT_POSIX_TIMER, "KEVENT_POSIX_TIMER (kernel-only)" },
-		/* Not built yet: kevent_socket(7), kevent_signal(7), BUGS. */
+		/* Not built yet: kevent_socket(7), BUGS. */
 		{ KEVENT_SOCKET, "KEVENT_SOCKET (not built yet)" },
-		{ KEVENT_SIGNAL, "KEVENT_SIGNAL (not built yet)" },
 	};
 	struct ukevent uk;
 	char what[80];

@@ -16,6 +16,7 @@ static const struct kevent_callbacks *const kevent_sources[KEVENT_MAX] = {
 	[KEVENT_TIMER]	= &kevent_timer_callbacks,
 	[KEVENT_POLL]	= &kevent_poll_callbacks,
 	[KEVENT_PIPE]	= &kevent_pipe_callbacks,
+	[KEVENT_SIGNAL]	= &kevent_signal_callbacks,
 };
 
 /**
