@@ -40,7 +40,14 @@ static struct kevent *kevent_lookup(struct kevent_queue *q,
 	return NULL;
 }
 
-static int kevent_insert(struct kevent_queue *q, struct kevent *new)
+/**
+ * kevent_insert - put a new registration in its queue's index
+ * @q: the queue, its mutex held
+ * @new: the registration, with its key in @new->uk
+ *
+ * Return: 0, or -EEXIST if @q has a registration with the same key.
+ */
+int kevent_insert(struct kevent_queue *q, struct kevent *new)
 {
 	struct rb_node **link = &q->index.rb_node, *parent = NULL;
 

@@ -17,6 +17,9 @@ static const struct kevent_callbacks *const kevent_sources[KEVENT_MAX] = {
 	[KEVENT_POLL]	= &kevent_poll_callbacks,
 	[KEVENT_PIPE]	= &kevent_pipe_callbacks,
 	[KEVENT_SIGNAL]	= &kevent_signal_callbacks,
+#ifdef CONFIG_POSIX_TIMERS
+	[KEVENT_POSIX_TIMER] = &kevent_posix_timer_callbacks,
+#endif
 };
 
 /**

@@ -11,5 +11,6 @@ extern const struct kevent_callbacks kevent_timer_callbacks;
 extern const struct kevent_callbacks kevent_poll_callbacks;
 extern const struct kevent_callbacks kevent_pipe_callbacks;
 extern const struct kevent_callbacks kevent_signal_callbacks;
+extern const struct kevent_callbacks kevent_posix_timer_callbacks;
 
 #endif /* _KERNEL_KEVENT_SOURCES_H */
