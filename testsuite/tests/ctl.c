@@ -108,8 +108,6 @@ static void test_enosys(void)
 		{ KEVENT_NAIO, "KEVENT_NAIO" },
 		{ KEVENT_AIO, "KEVENT_AIO" },
 		{ KEVENT_POSIX_TIMER, "KEVENT_POSIX_TIMER (kernel-only)" },
-		/* Not built yet: kevent_socket(7), BUGS. */
-		{ KEVENT_SOCKET, "KEVENT_SOCKET (not built yet)" },
 	};
 	struct ukevent uk;
 	char what[80];

@@ -13,6 +13,9 @@
 #include "sources.h"
 
 static const struct kevent_callbacks *const kevent_sources[KEVENT_MAX] = {
+#ifdef CONFIG_NET
+	[KEVENT_SOCKET]	= &kevent_socket_callbacks,
+#endif
 	[KEVENT_TIMER]	= &kevent_timer_callbacks,
 	[KEVENT_POLL]	= &kevent_poll_callbacks,
 	[KEVENT_PIPE]	= &kevent_pipe_callbacks,

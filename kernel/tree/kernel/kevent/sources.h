@@ -7,6 +7,7 @@
 
 #include <linux/kevent.h>
 
+extern const struct kevent_callbacks kevent_socket_callbacks;
 extern const struct kevent_callbacks kevent_timer_callbacks;
 extern const struct kevent_callbacks kevent_poll_callbacks;
 extern const struct kevent_callbacks kevent_pipe_callbacks;

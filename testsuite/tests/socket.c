@@ -1,0 +1,747 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KEVENT_SOCKET (kevent_socket(7)) on TCP over IPv4 and IPv6, UDP, and
+ * UNIX stream and datagram sockets: RECV, SEND and ACCEPT with ADD,
+ * MODIFY, REMOVE and READY and every request flag; two queues on one
+ * socket; closing a watched socket; errors and hang-ups; and the
+ * evserver example serving busybox wget.
+ */
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include "tap.h"
+#include "kevent_sys.h"
+
+struct kind {
+	const char *name;
+	int family;
+	int type;
+};
+
+static const struct kind kinds[] = {
+	{ "tcp4", AF_INET, SOCK_STREAM },
+	{ "tcp6", AF_INET6, SOCK_STREAM },
+	{ "udp", AF_INET, SOCK_DGRAM },
+	{ "unix-stream", AF_UNIX, SOCK_STREAM },
+	{ "unix-dgram", AF_UNIX, SOCK_DGRAM },
+};
+
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+/* Far off, so that REMOVE of a missing entry is not refused for num. */
+static int new_queue(void)
+{
+	int fd = sys_kevent_init(NULL, 0, 0);
+
+	if (fd < 0)
+		bail_out("kevent_init: %s", strerror(errno));
+	if (add1(fd, timer_ms(100000, 0, 0xa9c4)))
+		bail_out("anchor timer: %s", strerror(errno));
+	return fd;
+}
+
+static struct ukevent sock_uk(int fd, __u32 event, __u32 req_flags,
+			      __u64 ptr)
+{
+	struct ukevent uk;
+
+	memset(&uk, 0, sizeof(uk));
+	uk.id.raw[0] = (__u32)fd;
+	uk.type = KEVENT_SOCKET;
+	uk.event = event;
+	uk.req_flags = req_flags;
+	uk.ptr = ptr;
+	return uk;
+}
+
+/* Wait up to ms (0: not at all) for up to max events. */
+static int getev(int q, unsigned int ms, struct ukevent *buf, unsigned int max)
+{
+	return sys_kevent_get_events(q, ms ? 1 : 0, max,
+				     TSP(ms / 1000, (ms % 1000) * 1000000LL),
+				     buf, 0);
+}
+
+/* REMOVE of (fd, ptr): 1 if it was there, 0 if not (ENOENT). */
+static int removed(int q, int fd, __u64 ptr)
+{
+	struct ukevent uk = sock_uk(fd, KEVENT_SOCKET_RECV, 0, ptr);
+
+	if (ctl1(q, KEVENT_CTL_REMOVE, &uk) != 1)
+		bail_out("REMOVE: %s", strerror(errno));
+	return !(uk.ret_flags & KEVENT_RET_BROKEN);
+}
+
+static void nonblock(int fd)
+{
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+static socklen_t loopback(const struct kind *k, struct sockaddr_storage *ss)
+{
+	struct sockaddr_un *sun = (struct sockaddr_un *)ss;
+	static int seq;
+	int n;
+
+	memset(ss, 0, sizeof(*ss));
+	if (k->family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		return sizeof(*sin);
+	}
+	if (k->family == AF_INET6) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_addr = in6addr_loopback;
+		return sizeof(*sin6);
+	}
+	/* An abstract UNIX address, new each time. */
+	sun->sun_family = AF_UNIX;
+	n = snprintf(sun->sun_path + 1, sizeof(sun->sun_path) - 1,
+		     "kevent-socket-%d-%d", (int)getpid(), seq++);
+	return offsetof(struct sockaddr_un, sun_path) + 1 + n;
+}
+
+/* A bound socket of kind k (listening if a stream); its address in ss. */
+static int bound(const struct kind *k, struct sockaddr_storage *ss,
+		 socklen_t *len)
+{
+	int fd = socket(k->family, k->type | SOCK_CLOEXEC, 0);
+
+	*len = loopback(k, ss);
+	if (fd < 0 || bind(fd, (struct sockaddr *)ss, *len) ||
+	    getsockname(fd, (struct sockaddr *)ss, len) ||
+	    (k->type == SOCK_STREAM && listen(fd, 16)))
+		bail_out("%s: socket/bind/listen: %s", k->name,
+			 strerror(errno));
+	return fd;
+}
+
+/* Two connected, non-blocking sockets of kind k. */
+static void make_pair(const struct kind *k, int *a, int *b)
+{
+	struct sockaddr_storage sa, sb;
+	socklen_t la, lb;
+	int l, sv[2];
+
+	if (k->family == AF_UNIX && k->type == SOCK_DGRAM) {
+		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
+			bail_out("socketpair: %s", strerror(errno));
+		*a = sv[0];
+		*b = sv[1];
+	} else if (k->type == SOCK_DGRAM) {
+		*a = bound(k, &sa, &la);
+		*b = bound(k, &sb, &lb);
+		if (connect(*a, (struct sockaddr *)&sb, lb) ||
+		    connect(*b, (struct sockaddr *)&sa, la))
+			bail_out("udp connect: %s", strerror(errno));
+	} else {
+		l = bound(k, &sa, &la);
+		*a = socket(k->family, k->type | SOCK_CLOEXEC, 0);
+		if (*a < 0 || connect(*a, (struct sockaddr *)&sa, la))
+			bail_out("%s: connect: %s", k->name, strerror(errno));
+		*b = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+		if (*b < 0)
+			bail_out("%s: accept: %s", k->name, strerror(errno));
+		close(l);
+	}
+	nonblock(*a);
+	nonblock(*b);
+}
+
+static void put(int fd, const char *what)
+{
+	if (send(fd, "x", 1, MSG_NOSIGNAL) != 1)
+		bail_out("send (%s): %s", what, strerror(errno));
+}
+
+/* Wait until fd has something to read (the data crossed the loopback). */
+static void arrived(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, 2000) != 1)
+		bail_out("data did not arrive");
+}
+
+static void drain(int fd)
+{
+	char buf[65536];
+
+	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+}
+
+/* One event with ptr and ret_data[0] as expected, DONE and not BROKEN. */
+static int is_ready(const struct ukevent *uk, __u64 ptr, __u32 bits)
+{
+	if (uk->ptr != ptr || uk->ret_flags != KEVENT_RET_DONE ||
+	    uk->ret_data[0] != bits) {
+		diag("  got ptr %llu ret_flags %#x ret_data %#x %d",
+		     (unsigned long long)uk->ptr, uk->ret_flags,
+		     uk->ret_data[0], (int)uk->ret_data[1]);
+		return 0;
+	}
+	return 1;
+}
+
+/* Broken with -err. */
+static int is_broken(const struct ukevent *uk, __u64 ptr, int err)
+{
+	if (uk->ptr != ptr ||
+	    uk->ret_flags != (KEVENT_RET_DONE | KEVENT_RET_BROKEN) ||
+	    (int)uk->ret_data[1] != -err) {
+		diag("  got ptr %llu ret_flags %#x ret_data[1] %d, want %d",
+		     (unsigned long long)uk->ptr, uk->ret_flags,
+		     (int)uk->ret_data[1], -err);
+		return 0;
+	}
+	return 1;
+}
+
+/* RECV through ADD, the flags, MODIFY, REMOVE and READY. */
+static void test_recv(const struct kind *k)
+{
+	const char *n = k->name;
+	struct ukevent uk, ev[4];
+	int q = new_queue(), a, b;
+
+	make_pair(k, &a, &b);
+
+	/* No flag: level-triggered. */
+	uk = sock_uk(b, KEVENT_SOCKET_RECV, 0, 1);
+	is_int(ctl1(q, KEVENT_CTL_ADD, &uk), 0,
+	       "%s: ADD of RECV on an empty socket keeps it", n);
+	is_int(getev(q, 50, ev, 4), 0, "%s: RECV not reported without data",
+	       n);
+	put(a, n);
+	ok(getev(q, 2000, ev, 4) == 1 && is_ready(&ev[0], 1, KEVENT_SOCKET_RECV),
+	   "%s: data make RECV ready, ret_data[0] = RECV", n);
+	ok(getev(q, 50, ev, 4) == 1 && is_ready(&ev[0], 1, KEVENT_SOCKET_RECV),
+	   "%s: level-triggered: reported again while unread", n);
+	drain(b);
+	is_int(getev(q, 50, ev, 4), 0, "%s: not reported once read", n);
+
+	/* REMOVE drops a pending event. */
+	put(a, n);
+	arrived(b);
+	ok(removed(q, b, 1), "%s: REMOVE of a ready registration", n);
+	is_int(getev(q, 50, ev, 4), 0, "%s: REMOVE drops its pending event", n);
+	ok(!removed(q, b, 1), "%s: REMOVE again: ENOENT", n);
+
+	/* Ready at ADD: copied back and not kept, or queued. */
+	uk = sock_uk(b, KEVENT_SOCKET_RECV, 0, 2);
+	ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 &&
+	   is_ready(&uk, 2, KEVENT_SOCKET_RECV),
+	   "%s: ADD while data wait: copied back with DONE and RECV", n);
+	ok(!removed(q, b, 2), "%s: ... and not kept", n);
+	uk = sock_uk(b, KEVENT_SOCKET_RECV, KEVENT_REQ_ALWAYS_QUEUE, 3);
+	is_int(ctl1(q, KEVENT_CTL_ADD, &uk), 0,
+	       "%s: ADD with ALWAYS_QUEUE while data wait keeps it", n);
+	ok(getev(q, 0, ev, 4) == 1 && is_ready(&ev[0], 3, KEVENT_SOCKET_RECV),
+	   "%s: ALWAYS_QUEUE: queued ready at once", n);
+	removed(q, b, 3);
+	drain(b);
+
+	/* ONESHOT. */
+	add1(q, sock_uk(b, KEVENT_SOCKET_RECV, KEVENT_REQ_ONESHOT, 4));
+	put(a, n);
+	ok(getev(q, 2000, ev, 4) == 1 && is_ready(&ev[0], 4, KEVENT_SOCKET_RECV),
+	   "%s: ONESHOT: reported", n);
+	put(a, n);
+	arrived(b);
+	is_int(getev(q, 50, ev, 4), 0, "%s: ONESHOT: not reported again", n);
+	ok(!removed(q, b, 4), "%s: ONESHOT: removed once reported", n);
+	drain(b);
+
+	/* ET. */
+	add1(q, sock_uk(b, KEVENT_SOCKET_RECV, KEVENT_REQ_ET, 5));
+	put(a, n);
+	ok(getev(q, 2000, ev, 4) == 1 && is_ready(&ev[0], 5, KEVENT_SOCKET_RECV),
+	   "%s: ET: reported", n);
+	is_int(getev(q, 50, ev, 4), 0,
+	       "%s: ET: not again while the same data wait", n);
+	put(a, n);
+	ok(getev(q, 2000, ev, 4) == 1 && is_ready(&ev[0], 5, KEVENT_SOCKET_RECV),
+	   "%s: ET: reported again when more data come", n);
+	ok(removed(q, b, 5), "%s: ET: still registered", n);
+	drain(b);
+
+	/* MODIFY: to SEND, ready at once; back to RECV, dropped. */
+	add1(q, sock_uk(b, KEVENT_SOCKET_RECV, 0, 6));
+	uk = sock_uk(b, KEVENT_SOCKET_SEND, 0, 6);
+	is_int(ctl1(q, KEVENT_CTL_MODIFY, &uk), 1, "%s: MODIFY to SEND", n);
+	ok(getev(q, 0, ev, 4) == 1 && is_ready(&ev[0], 6, KEVENT_SOCKET_SEND),
+	   "%s: MODIFY to SEND: ready at once, ret_data[0] = SEND", n);
+	uk = sock_uk(b, KEVENT_SOCKET_RECV, 0, 6);
+	ctl1(q, KEVENT_CTL_MODIFY, &uk);
+	is_int(getev(q, 0, ev, 4), 0,
+	       "%s: MODIFY back to RECV: not ready without data", n);
+	uk = sock_uk(b, KEVENT_SOCKET_RECV | KEVENT_SOCKET_SEND, 0, 6);
+	ctl1(q, KEVENT_CTL_MODIFY, &uk);
+	put(a, n);
+	arrived(b);
+	ok(getev(q, 0, ev, 4) == 1 &&
+	   is_ready(&ev[0], 6, KEVENT_SOCKET_RECV | KEVENT_SOCKET_SEND),
+	   "%s: RECV|SEND: ret_data[0] has both bits", n);
+	removed(q, b, 6);
+	drain(b);
+
+	/* READY. */
+	add1(q, sock_uk(b, KEVENT_SOCKET_RECV, KEVENT_REQ_ONESHOT, 7));
+	uk = sock_uk(b, KEVENT_SOCKET_RECV, 0, 7);
+	is_int(ctl1(q, KEVENT_CTL_READY, &uk), 0, "%s: READY", n);
+	ok(getev(q, 0, ev, 4) == 1 && ev[0].ptr == 7 &&
+	   ev[0].ret_flags == KEVENT_RET_DONE,
+	   "%s: READY reports it without data", n);
+
+	close(a);
+	close(b);
+	close(q);
+}
+
+struct waiter {
+	int q;
+	int n;
+	long long ms;
+};
+
+static void *waiter_thread(void *arg)
+{
+	struct waiter *w = arg;
+	struct ukevent ev[4];
+	long long start = now_ns();
+
+	w->n = getev(w->q, 1500, ev, 4);
+	w->ms = ms_since(start);
+	return NULL;
+}
+
+/* One event, two waiting threads: WAKEUP_ALL wakes both. */
+static void test_wakeup(const struct kind *k, __u32 flag)
+{
+	const char *what = flag ? "WAKEUP_ALL" : "no WAKEUP_ALL";
+	struct waiter w[2] = { { .q = new_queue() }, { .q = w[0].q } };
+	pthread_t th[2];
+	int a, b, i;
+
+	make_pair(k, &a, &b);
+	add1(w[0].q, sock_uk(b, KEVENT_SOCKET_RECV, KEVENT_REQ_ONESHOT | flag,
+			     8));
+	for (i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, waiter_thread, &w[i]);
+	msleep(100);
+	put(a, k->name);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	is_int(w[0].n + w[1].n, 1, "%s: %s: one thread gets the event",
+	       k->name, what);
+	if (flag)
+		ok(w[0].ms < 1000 && w[1].ms < 1000,
+		   "%s: WAKEUP_ALL: both threads woken (%lld, %lld ms)",
+		   k->name, w[0].ms, w[1].ms);
+	else
+		ok(w[0].ms >= 1000 || w[1].ms >= 1000,
+		   "%s: the other thread sleeps on (%lld, %lld ms)",
+		   k->name, w[0].ms, w[1].ms);
+	close(a);
+	close(b);
+	close(w[0].q);
+}
+
+/* Fill a's send buffer (b does not read); 0 if it could not be filled. */
+static int fill(const struct kind *k, int a)
+{
+	static char buf[65000];
+	int i, small = 8192;
+
+	if (k->family == AF_UNIX && k->type == SOCK_DGRAM)
+		/* One big datagram leaves less than 3/4 of the buffer. */
+		return send(a, buf, sizeof(buf), 0) == sizeof(buf);
+	setsockopt(a, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	for (i = 0; i < 100000; i++)
+		if (send(a, buf, 4096, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+			return errno == EAGAIN;
+	return 0;
+}
+
+/* SEND: not ready on a full buffer, reported when room appears. */
+static void test_send(const struct kind *k)
+{
+	const char *n = k->name;
+	struct ukevent uk, ev[4];
+	int q = new_queue(), a, b, got = 0;
+	long long start;
+
+	make_pair(k, &a, &b);
+	if (k->type == SOCK_DGRAM && k->family != AF_UNIX) {
+		/* The loopback frees a UDP send buffer at once. */
+		uk = sock_uk(a, KEVENT_SOCKET_SEND, 0, 9);
+		ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 &&
+		   is_ready(&uk, 9, KEVENT_SOCKET_SEND),
+		   "%s: SEND ready at ADD", n);
+		goto out;
+	}
+	uk = sock_uk(a, KEVENT_SOCKET_SEND, 0, 9);
+	ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 &&
+	   is_ready(&uk, 9, KEVENT_SOCKET_SEND),
+	   "%s: SEND ready at ADD on an empty buffer", n);
+	if (!ok(fill(k, a), "%s: send buffer filled", n))
+		goto out;
+	is_int(add1(q, sock_uk(a, KEVENT_SOCKET_SEND, KEVENT_REQ_ET, 9)), 0,
+	       "%s: SEND not ready on a full buffer", n);
+	start = now_ns();
+	while (!got && ms_since(start) < 3000) {
+		drain(b);
+		got = getev(q, 50, ev, 4);
+	}
+	ok(got == 1 && is_ready(&ev[0], 9, KEVENT_SOCKET_SEND),
+	   "%s: SEND reported once the peer reads", n);
+out:
+	close(a);
+	close(b);
+	close(q);
+}
+
+/* ACCEPT on listening stream sockets. */
+static void test_accept(const struct kind *k)
+{
+	const char *n = k->name;
+	struct sockaddr_storage ss;
+	struct ukevent uk, ev[4];
+	int q = new_queue(), l, c, s;
+	socklen_t len;
+
+	l = bound(k, &ss, &len);
+	nonblock(l);
+	is_int(add1(q, sock_uk(l, KEVENT_SOCKET_ACCEPT, 0, 10)), 0,
+	       "%s: ACCEPT not ready on an empty listener", n);
+	is_int(add1(q, sock_uk(l, KEVENT_SOCKET_SEND, 0, 11)), 0,
+	       "%s: SEND never ready on a listener", n);
+	c = socket(k->family, k->type | SOCK_CLOEXEC, 0);
+	if (connect(c, (struct sockaddr *)&ss, len))
+		bail_out("%s: connect: %s", n, strerror(errno));
+	ok(getev(q, 2000, ev, 4) == 1 &&
+	   is_ready(&ev[0], 10, KEVENT_SOCKET_ACCEPT),
+	   "%s: a connection makes ACCEPT ready", n);
+	uk = sock_uk(l, KEVENT_SOCKET_RECV, 0, 12);
+	ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 &&
+	   is_ready(&uk, 12, KEVENT_SOCKET_RECV),
+	   "%s: RECV on a listener: ready as ACCEPT (take26)", n);
+	ok(getev(q, 50, ev, 4) == 1 && ev[0].ptr == 10,
+	   "%s: ACCEPT reported again while the connection waits", n);
+	s = accept(l, NULL, NULL);
+	ok(s >= 0, "%s: accepted", n);
+	is_int(getev(q, 50, ev, 4), 0, "%s: ACCEPT not reported once accepted",
+	       n);
+	close(s);
+	close(c);
+	close(l);
+	close(q);
+}
+
+/* Two queues watching one socket are both notified. */
+static void test_two_queues(const struct kind *k)
+{
+	int q1 = new_queue(), q2 = new_queue(), a, b;
+	struct ukevent ev[4];
+
+	make_pair(k, &a, &b);
+	add1(q1, sock_uk(b, KEVENT_SOCKET_RECV, 0, 13));
+	add1(q2, sock_uk(b, KEVENT_SOCKET_RECV, 0, 14));
+	put(a, k->name);
+	ok(getev(q1, 2000, ev, 4) == 1 && ev[0].ptr == 13 &&
+	   getev(q2, 2000, ev, 4) == 1 && ev[0].ptr == 14,
+	   "%s: two queues watching one socket both report it", k->name);
+	close(a);
+	close(b);
+	close(q1);
+	close(q2);
+}
+
+/* Closing a watched socket; then its descriptor number is reused. */
+static void test_close(const struct kind *k)
+{
+	const char *n = k->name;
+	struct ukevent uk, ev[4];
+	int q = new_queue(), a, b, c, d;
+
+	make_pair(k, &a, &b);
+	add1(q, sock_uk(b, KEVENT_SOCKET_RECV | KEVENT_SOCKET_SEND,
+			KEVENT_REQ_ET | KEVENT_REQ_ALWAYS_QUEUE, 15));
+	getev(q, 0, ev, 4);
+	close(b);
+	ok(getev(q, 2000, ev, 4) == 1 && is_broken(&ev[0], 15, EBADF),
+	   "%s: close of a watched socket: reported BROKEN, -EBADF", n);
+	is_int(getev(q, 50, ev, 4), 0, "%s: ... once", n);
+	ok(!removed(q, b, 15), "%s: ... and removed", n);
+
+	close(a);
+
+	/* The number of a closed socket goes to another socket. */
+	make_pair(k, &a, &b);
+	add1(q, sock_uk(b, KEVENT_SOCKET_RECV, 0, 16));
+	make_pair(k, &c, &d);
+	close(b);
+	if (dup2(d, b) != b)
+		bail_out("dup2: %s", strerror(errno));
+	close(d);
+	put(c, n);
+	arrived(b);
+	ok(getev(q, 2000, ev, 4) == 1 && is_broken(&ev[0], 16, EBADF),
+	   "%s: reused number: the old registration is reported broken", n);
+	is_int(getev(q, 50, ev, 4), 0,
+	       "%s: reused number: no event from the new socket", n);
+	uk = sock_uk(b, KEVENT_SOCKET_RECV, 0, 16);
+	ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 &&
+	   is_ready(&uk, 16, KEVENT_SOCKET_RECV),
+	   "%s: reused number: a new ADD watches the new socket", n);
+	close(a);
+	close(b);
+	close(c);
+	close(q);
+}
+
+/* Register, close, reap: n times; 1 if every close was reported once. */
+static int close_loop(const struct kind *k, int q, int times)
+{
+	struct ukevent ev[4];
+	int i, a, b, good = 0;
+
+	for (i = 0; i < times; i++) {
+		make_pair(k, &a, &b);
+		add1(q, sock_uk(b, KEVENT_SOCKET_RECV, 0, 17));
+		close(b);
+		close(a);
+		if (getev(q, 1000, ev, 4) == 1 && is_broken(&ev[0], 17, EBADF))
+			good++;
+	}
+	return good == times;
+}
+
+static long mem_free_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemFree: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+static void test_close_leak(void)
+{
+	const struct kind *us = &kinds[3];
+	int q = new_queue();
+	long before, after;
+	struct ukevent uk;
+
+	ok(close_loop(&kinds[0], q, 200),
+	   "tcp4: 200 watched sockets closed: each reported once");
+	close_loop(us, q, 200);
+	msleep(200);
+	before = mem_free_kb();
+	ok(close_loop(us, q, 1000),
+	   "unix-stream: 1000 watched sockets closed: each reported once");
+	msleep(200);
+	after = mem_free_kb();
+	ok(before - after < 2048,
+	   "... and no memory leaks (MemFree %ld -> %ld kB)", before, after);
+	uk = sock_uk(0, KEVENT_SOCKET_RECV, 0, 17);
+	is_err(sys_kevent_ctl(q, KEVENT_CTL_REMOVE, 2, &uk), EINVAL,
+	       "... and the queue holds nothing but its anchor");
+	close(q);
+}
+
+/* Errors and hang-ups make a registration broken. */
+static void expect_broken(int q, __u64 ptr, int err, const char *what)
+{
+	struct ukevent ev[4];
+
+	ok(getev(q, 2000, ev, 4) == 1 && is_broken(&ev[0], ptr, err), "%s",
+	   what);
+}
+
+static void test_hangups(void)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	struct sockaddr_storage ss;
+	struct ukevent ev[4];
+	int q = new_queue(), a, b, l, i;
+	socklen_t len;
+
+	/* A refused connection. */
+	for (i = 0; i < 2; i++) {
+		l = bound(&kinds[i], &ss, &len);
+		close(l);
+		a = socket(kinds[i].family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		is_int(add1(q, sock_uk(a, KEVENT_SOCKET_SEND, 0, 20)), 0,
+		       "%s: SEND not ready before connect", kinds[i].name);
+		connect(a, (struct sockaddr *)&ss, len);
+		expect_broken(q, 20, ECONNREFUSED, i ?
+			      "tcp6: refused connect: BROKEN, -ECONNREFUSED" :
+			      "tcp4: refused connect: BROKEN, -ECONNREFUSED");
+		close(a);
+	}
+
+	/* A reset, an end of file, then a full shutdown. */
+	make_pair(&kinds[0], &a, &b);
+	add1(q, sock_uk(b, KEVENT_SOCKET_RECV, 0, 21));
+	setsockopt(a, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(a);
+	expect_broken(q, 21, ECONNRESET, "tcp4: reset: BROKEN, -ECONNRESET");
+	close(b);
+	make_pair(&kinds[1], &a, &b);
+	add1(q, sock_uk(b, KEVENT_SOCKET_RECV, 0, 22));
+	shutdown(a, SHUT_WR);
+	ok(getev(q, 2000, ev, 4) == 1 && is_ready(&ev[0], 22, KEVENT_SOCKET_RECV),
+	   "tcp6: end of file: RECV ready, not broken");
+	shutdown(b, SHUT_WR);
+	ok(getev(q, 50, ev, 4) == 1 && is_ready(&ev[0], 22, KEVENT_SOCKET_RECV),
+	   "tcp6: shut down both ways: RECV ready until the end of file is read");
+	drain(b);
+	expect_broken(q, 22, EPIPE, "tcp6: ... then BROKEN, -EPIPE");
+	close(a);
+	close(b);
+
+	/* UDP: a port unreachable. */
+	l = bound(&kinds[2], &ss, &len);
+	close(l);
+	a = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	connect(a, (struct sockaddr *)&ss, len);
+	add1(q, sock_uk(a, KEVENT_SOCKET_RECV, 0, 23));
+	put(a, "udp");
+	expect_broken(q, 23, ECONNREFUSED,
+		      "udp: port unreachable: BROKEN, -ECONNREFUSED");
+	close(a);
+
+	/* UNIX: the peer of a stream goes; a datagram socket shut down. */
+	make_pair(&kinds[3], &a, &b);
+	add1(q, sock_uk(b, KEVENT_SOCKET_RECV, 0, 24));
+	close(a);
+	expect_broken(q, 24, EPIPE, "unix-stream: peer closed: BROKEN, -EPIPE");
+	close(b);
+	make_pair(&kinds[4], &a, &b);
+	add1(q, sock_uk(b, KEVENT_SOCKET_SEND,
+			KEVENT_REQ_ET | KEVENT_REQ_ALWAYS_QUEUE, 25));
+	getev(q, 0, ev, 4);
+	shutdown(b, SHUT_RDWR);
+	expect_broken(q, 25, EPIPE, "unix-dgram: shut down: BROKEN, -EPIPE");
+	close(a);
+	close(b);
+	close(q);
+}
+
+static void test_errors(void)
+{
+	int q = new_queue(), p[2], sp[2], s;
+	struct ukevent uk;
+
+	if (pipe(p) || socketpair(AF_UNIX, SOCK_STREAM, 0, sp))
+		bail_out("pipe/socketpair");
+	s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	close(1000);
+	uk = sock_uk(1000, KEVENT_SOCKET_RECV, 0, 30);
+	ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 && is_broken(&uk, 30, EBADF),
+	   "descriptor not open: EBADF");
+	uk = sock_uk(p[0], KEVENT_SOCKET_RECV, 0, 31);
+	ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 && is_broken(&uk, 31, ENOTSOCK),
+	   "a pipe: ENOTSOCK");
+	uk = sock_uk(sp[0], 0x8, 0, 32);
+	ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 && is_broken(&uk, 32, EINVAL),
+	   "event bit 0x8: EINVAL");
+	uk = sock_uk(sp[0], 0, 0, 33);
+	ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 && is_broken(&uk, 33, EINVAL),
+	   "event 0: EINVAL");
+	uk = sock_uk(s, KEVENT_SOCKET_RECV, 0, 34);
+	ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 && is_broken(&uk, 34, EOPNOTSUPP),
+	   "a UNIX seqpacket socket: EOPNOTSUPP");
+	add1(q, sock_uk(sp[0], KEVENT_SOCKET_RECV, 0, 35));
+	uk = sock_uk(sp[0], KEVENT_SOCKET_RECV, 0, 35);
+	ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 && is_broken(&uk, 35, EEXIST),
+	   "the same registration twice: EEXIST");
+	close(s);
+	close(p[0]);
+	close(p[1]);
+	close(sp[0]);
+	close(sp[1]);
+	close(q);
+}
+
+/* evserver (examples/evserver.c) answers busybox wget. */
+static void test_evserver(void)
+{
+	const char *port = "18080";
+	char cmd[128], body[256];
+	int i, status = -1;
+	long long start;
+	size_t len;
+	pid_t pid;
+	FILE *f;
+
+	if (access("/kevent/bin/evserver", X_OK)) {
+		skip(4, "no /kevent/bin/evserver");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		execl("/kevent/bin/evserver", "evserver", port, "3", NULL);
+		_exit(127);
+	}
+	msleep(300);
+	snprintf(cmd, sizeof(cmd), "wget -q -O - http://127.0.0.1:%s/", port);
+	for (i = 0; i < 3; i++) {
+		f = popen(cmd, "r");
+		len = f ? fread(body, 1, sizeof(body) - 1, f) : 0;
+		body[len] = '\0';
+		ok(f && pclose(f) == 0 && !strcmp(body, "Hello from kevent\n"),
+		   "evserver: wget %d gets the page (%zu bytes)", i + 1, len);
+	}
+	start = now_ns();
+	while (ms_since(start) < 3000 && waitpid(pid, &status, WNOHANG) == 0)
+		msleep(10);
+	if (status == -1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	   "evserver: exits with success after 3 requests (status %#x)",
+	   status);
+}
+
+int main(void)
+{
+	unsigned int i;
+
+	tap_watchdog(55);
+	signal(SIGPIPE, SIG_IGN);
+	kevent_require();
+	test_errors();
+	for (i = 0; i < NKINDS; i++) {
+		test_recv(&kinds[i]);
+		test_wakeup(&kinds[i], 0);
+		test_wakeup(&kinds[i], KEVENT_REQ_WAKEUP_ALL);
+		test_send(&kinds[i]);
+		if (kinds[i].type == SOCK_STREAM)
+			test_accept(&kinds[i]);
+		test_two_queues(&kinds[i]);
+		test_close(&kinds[i]);
+	}
+	test_hangups();
+	test_close_leak();
+	test_evserver();
+	return tap_done();
+}
