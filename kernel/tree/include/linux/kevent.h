@@ -47,8 +47,9 @@ struct kevent_storage {
  *	detached from its storage, by kevent_storage_detach() or
  *	kevent_storage_fini().
  * @check: is @k ready?  Positive if ready, 0 if not, a negative errno if
- *	the object is broken.  Runs in atomic context when the source
- *	notifies through kevent_storage_ready(); may set k->uk.ret_data.
+ *	the object is broken.  Called in process context, without the
+ *	storage lock, at ADD, MODIFY and before reports that need a
+ *	recheck; may set k->uk.ret_data.
  * @fill: optional; complete the copy of @k that is about to be reported
  *	in @out, without consuming anything.  Called under the queue's ready
  *	lock with interrupts disabled.
@@ -104,7 +105,8 @@ void kevent_storage_init(struct kevent_storage *st);
 void kevent_storage_fini(struct kevent_storage *st);
 void kevent_storage_attach(struct kevent_storage *st, struct kevent *k);
 void kevent_storage_detach(struct kevent *k);
-void kevent_storage_ready(struct kevent_storage *st, u32 event);
+void kevent_storage_ready(struct kevent_storage *st, u32 event,
+			  int (*state)(struct kevent *k));
 void kevent_ready(struct kevent *k, int ret);
 
 #ifdef CONFIG_KEVENT

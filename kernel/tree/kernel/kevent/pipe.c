@@ -146,7 +146,7 @@ void kevent_pipe_notify(struct pipe_inode_info *pipe, u32 event)
 			event |= KEVENT_SOCKET_RECV;
 		spin_unlock_irqrestore(&pipe->rd_wait.lock, flags);
 	}
-	kevent_storage_ready(&pipe->kevent, event);
+	kevent_storage_ready(&pipe->kevent, event, kevent_pipe_check);
 }
 
 const struct kevent_callbacks kevent_pipe_callbacks = {

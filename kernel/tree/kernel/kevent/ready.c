@@ -99,12 +99,16 @@ void kevent_storage_detach(struct kevent *k)
  * kevent_storage_ready - an object reports that @event happened
  * @st: the object's storage
  * @event: the event bits that happened
+ * @state: decides whether a kevent is ready: positive if ready, 0 if
+ *	not, a negative errno if broken.  Called under the storage lock, in
+ *	any context.
  *
- * Every kevent attached to @st that asks for one of the bits, and whose
- * source confirms it is ready or broken, is queued on its queue's ready
- * list.  Callable from any context.
+ * Every kevent attached to @st that asks for one of the bits, and that
+ * @state finds ready or broken, is queued on its queue's ready list.
+ * Callable from any context.
  */
-void kevent_storage_ready(struct kevent_storage *st, u32 event)
+void kevent_storage_ready(struct kevent_storage *st, u32 event,
+			  int (*state)(struct kevent *k))
 {
 	unsigned long flags;
 	struct kevent *k;
@@ -114,7 +118,7 @@ void kevent_storage_ready(struct kevent_storage *st, u32 event)
 	list_for_each_entry(k, &st->list, storage_entry) {
 		if (!(READ_ONCE(k->uk.event) & event))
 			continue;
-		ret = k->cb->check(k);
+		ret = state(k);
 		if (ret)
 			kevent_ready(k, ret);
 	}

@@ -20,9 +20,10 @@
  *
  * Readiness is read from the socket's state without sleeping or taking a
  * lock, since it is decided in the callbacks, from softirq too, under the
- * storage lock with interrupts off.  That is why the notification path
- * does not use kevent_storage_ready(): ->check is called by the core
- * without the storage lock, and must take it to keep sock->sk alive.
+ * storage lock with interrupts off.  The notification path hands
+ * kevent_socket_state() to kevent_storage_ready(), which calls it under
+ * that lock; ->check, which the core calls without it, takes the lock to
+ * keep sock->sk alive.
  */
 
 #include <linux/net.h>
@@ -169,19 +170,7 @@ static int kevent_socket_state(struct kevent *k)
  */
 void __kevent_socket_notify(struct kevent_storage *st, u32 event)
 {
-	unsigned long flags;
-	struct kevent *k;
-	int ret;
-
-	spin_lock_irqsave(&st->lock, flags);
-	list_for_each_entry(k, &st->list, storage_entry) {
-		if (!(READ_ONCE(k->uk.event) & event))
-			continue;
-		ret = kevent_socket_state(k);
-		if (ret)
-			kevent_ready(k, ret);
-	}
-	spin_unlock_irqrestore(&st->lock, flags);
+	kevent_storage_ready(st, event, kevent_socket_state);
 }
 EXPORT_SYMBOL_GPL(__kevent_socket_notify);
 
