@@ -103,6 +103,36 @@ void kevent_remove_all(struct kevent_queue *q)
 		kevent_remove(q, rb_entry(node, struct kevent, index_node));
 }
 
+/**
+ * kevent_alloc - a new registration, not yet indexed or attached
+ * @q: its queue
+ * @cb: the callbacks of its type
+ * @uk: the request; the return fields start cleared
+ *
+ * Return: the kevent, charged to the caller's memory cgroup, or NULL.
+ */
+struct kevent *kevent_alloc(struct kevent_queue *q,
+			    const struct kevent_callbacks *cb,
+			    const struct ukevent *uk)
+{
+	struct kevent *k;
+
+	k = kzalloc(struct_size(k, priv, DIV_ROUND_UP(cb->priv_size,
+						      sizeof(long))),
+		    GFP_KERNEL_ACCOUNT);
+	if (!k)
+		return NULL;
+	k->uk = *uk;
+	k->uk.ret_flags = 0;
+	k->uk.ret_data[0] = 0;
+	k->uk.ret_data[1] = 0;
+	k->queue = q;
+	k->cb = cb;
+	INIT_LIST_HEAD(&k->ready_entry);
+	INIT_LIST_HEAD(&k->storage_entry);
+	return k;
+}
+
 /* The per-entry error that goes back to userspace in ret_data[1]. */
 static void kevent_entry_error(struct ukevent *uk, int err)
 {
@@ -133,21 +163,11 @@ static bool kevent_add(struct kevent_queue *q, struct ukevent *uk)
 		goto fail;
 	}
 
-	k = kzalloc(struct_size(k, priv, DIV_ROUND_UP(cb->priv_size,
-						      sizeof(long))),
-		    GFP_KERNEL_ACCOUNT);
+	k = kevent_alloc(q, cb, uk);
 	if (!k) {
 		err = -ENOMEM;
 		goto fail;
 	}
-	k->uk = *uk;
-	k->uk.ret_flags = 0;
-	k->uk.ret_data[0] = 0;
-	k->uk.ret_data[1] = 0;
-	k->queue = q;
-	k->cb = cb;
-	INIT_LIST_HEAD(&k->ready_entry);
-	INIT_LIST_HEAD(&k->storage_entry);
 
 	err = cb->enqueue(k);
 	if (err) {

@@ -40,19 +40,9 @@ int kevent_kernel_add(struct file *file, const struct ukevent *uk,
 	if (!q || !cb || size > cb->priv_size)
 		return -EINVAL;
 
-	k = kzalloc(struct_size(k, priv, DIV_ROUND_UP(cb->priv_size,
-						      sizeof(long))),
-		    GFP_KERNEL_ACCOUNT);
+	k = kevent_alloc(q, cb, uk);
 	if (!k)
 		return -ENOMEM;
-	k->uk = *uk;
-	k->uk.ret_flags = 0;
-	k->uk.ret_data[0] = 0;
-	k->uk.ret_data[1] = 0;
-	k->queue = q;
-	k->cb = cb;
-	INIT_LIST_HEAD(&k->ready_entry);
-	INIT_LIST_HEAD(&k->storage_entry);
 	memcpy(kevent_priv(k), priv, size);
 
 	mutex_lock(&q->mutex);

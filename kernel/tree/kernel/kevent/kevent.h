@@ -85,6 +85,9 @@ struct kevent_queue *kevent_queue_get(struct file *file);
 struct kevent_queue *kevent_fdget(int fd, struct fd *f);
 const struct kevent_callbacks *kevent_callbacks_of(u32 type);
 
+struct kevent *kevent_alloc(struct kevent_queue *q,
+			    const struct kevent_callbacks *cb,
+			    const struct ukevent *uk);
 int kevent_insert(struct kevent_queue *q, struct kevent *new);
 void kevent_remove(struct kevent_queue *q, struct kevent *k);
 void kevent_remove_all(struct kevent_queue *q);
