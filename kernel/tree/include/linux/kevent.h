@@ -38,8 +38,12 @@ struct kevent_storage {
 
 /**
  * struct kevent_callbacks - what an event source does for the core
- * @enqueue: validate @k and attach it to its object; 0 or a negative errno,
- *	which is reported to userspace in ret_data[1]
+ * @enqueue: validate @k and attach it to its object.  Return positive if
+ *	the object is ready now (at ADD), 0 if not, or a negative errno,
+ *	which is reported to userspace in ret_data[1]; on error @k is left
+ *	attached to nothing.  Only the state of
+ *	the object counts: an event that merely happens during the call,
+ *	such as a timer expiring, is queued by its notification.
  * @dequeue: detach @k from its object; once it returns, the source no
  *	longer refers to @k
  * @unhook: optional; undo what @enqueue hooked into the object besides
@@ -48,8 +52,8 @@ struct kevent_storage {
  *	kevent_storage_fini().
  * @check: is @k ready?  Positive if ready, 0 if not, a negative errno if
  *	the object is broken.  Called in process context, without the
- *	storage lock, at ADD, MODIFY and before reports that need a
- *	recheck; may set k->uk.ret_data.
+ *	storage lock, at MODIFY and before reports that need a recheck;
+ *	may set k->uk.ret_data.
  * @fill: optional; complete the copy of @k that is about to be reported
  *	in @out, without consuming anything.  Called under the queue's ready
  *	lock with interrupts disabled.

@@ -169,14 +169,14 @@ static bool kevent_add(struct kevent_queue *q, struct ukevent *uk)
 		goto fail;
 	}
 
-	err = cb->enqueue(k);
-	if (err) {
+	ready = cb->enqueue(k);
+	if (ready < 0) {
 		kfree(k);
+		err = ready;
 		goto fail;
 	}
 	WARN_ON_ONCE(kevent_insert(q, k));
 
-	ready = cb->check(k);
 	if (!ready)
 		return false;
 	if (ready > 0 && (uk->req_flags & KEVENT_REQ_ALWAYS_QUEUE)) {

@@ -50,13 +50,13 @@ int kevent_kernel_add(struct file *file, const struct ukevent *uk,
 	err = kevent_insert(q, k);
 	if (err)
 		goto out_free;
-	err = cb->enqueue(k);
-	if (err) {
+	ready = cb->enqueue(k);
+	if (ready < 0) {
 		rb_erase(&k->index_node, &q->index);
 		q->count--;
+		err = ready;
 		goto out_free;
 	}
-	ready = cb->check(k);
 	if (ready)
 		kevent_ready(k, ready);
 	mutex_unlock(&q->mutex);

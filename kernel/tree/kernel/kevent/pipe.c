@@ -38,44 +38,6 @@ struct kevent_pipe {
 	unsigned int w_counter;
 };
 
-static int kevent_pipe_enqueue(struct kevent *k)
-{
-	struct kevent_pipe *p = kevent_priv(k);
-	struct pipe_inode_info *pipe;
-	struct file *file;
-	int err = 0;
-
-	if (!k->uk.event || (k->uk.event & ~KEVENT_PIPE_EVENTS))
-		return -EINVAL;
-
-	file = fget(k->uk.id.raw[0]);
-	if (!file)
-		return -EBADF;
-	/*
-	 * As for splice, notification pipes are refused: their data come
-	 * from post_one_notification(), which tells no kevent.
-	 */
-	pipe = get_pipe_info(file, true);
-	if (!pipe) {
-		err = -EINVAL;
-		goto out;
-	}
-	p->w_counter = file->f_version;
-
-	/*
-	 * Whoever changes the pipe holds its mutex and looks for kevents
-	 * after the change (pipe_kevent_notify()): attaching under the
-	 * mutex means it either sees this kevent or the check that
-	 * follows the enqueue sees the change.
-	 */
-	pipe_lock(pipe);
-	kevent_storage_attach(&pipe->kevent, k);
-	pipe_unlock(pipe);
-out:
-	fput(file);
-	return err;
-}
-
 static int kevent_pipe_check(struct kevent *k)
 {
 	const struct kevent_pipe *p = kevent_priv(k);
@@ -123,6 +85,48 @@ static int kevent_pipe_check(struct kevent *k)
 			ret = 1;
 	}
 	return ret;
+}
+
+static int kevent_pipe_enqueue(struct kevent *k)
+{
+	struct kevent_pipe *p = kevent_priv(k);
+	struct pipe_inode_info *pipe;
+	struct file *file;
+	int err = 0;
+
+	if (!k->uk.event || (k->uk.event & ~KEVENT_PIPE_EVENTS))
+		return -EINVAL;
+
+	file = fget(k->uk.id.raw[0]);
+	if (!file)
+		return -EBADF;
+	/*
+	 * As for splice, notification pipes are refused: their data come
+	 * from post_one_notification(), which tells no kevent.
+	 */
+	pipe = get_pipe_info(file, true);
+	if (!pipe) {
+		err = -EINVAL;
+		goto out;
+	}
+	p->w_counter = file->f_version;
+
+	/*
+	 * Whoever changes the pipe holds its mutex and looks for kevents
+	 * after the change (pipe_kevent_notify()): attaching under the
+	 * mutex means it either sees this kevent or the check below
+	 * sees the change.
+	 */
+	pipe_lock(pipe);
+	kevent_storage_attach(&pipe->kevent, k);
+	pipe_unlock(pipe);
+	/* A pipe broken already is reported as the entry's error. */
+	err = kevent_pipe_check(k);
+	if (err < 0)
+		kevent_storage_detach(k);
+out:
+	fput(file);
+	return err;
 }
 
 /**

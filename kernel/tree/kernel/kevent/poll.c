@@ -153,6 +153,7 @@ static int kevent_poll_enqueue(struct kevent *k)
 	struct kevent_poll *p = kevent_priv(k);
 	struct kevent_storage *st;
 	struct file *file;
+	__poll_t revents;
 	int err = 0;
 
 	file = fget(k->uk.id.raw[0]);
@@ -177,11 +178,14 @@ static int kevent_poll_enqueue(struct kevent *k)
 	p->k = k;
 	init_poll_funcptr(&p->pt, kevent_poll_queue_proc);
 	kevent_storage_attach(st, k);
-	vfs_poll(file, &p->pt);
+	revents = vfs_poll(file, &p->pt) & kevent_poll_interest(k);
 	if (p->nr_waits < 0) {
 		err = p->nr_waits;
 		kevent_storage_detach(k);
+		goto out;
 	}
+	k->uk.ret_data[0] = (__force u32)revents;
+	err = revents ? 1 : 0;
 out:
 	fput(file);
 	return err;

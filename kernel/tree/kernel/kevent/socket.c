@@ -237,7 +237,13 @@ static int kevent_socket_enqueue(struct kevent *k)
 
 	p->sock = sock;
 	kevent_storage_attach(st, k);
-	err = 0;
+	/*
+	 * The socket is held here, so its state may be read unlocked; one
+	 * broken already is reported as the entry's error.
+	 */
+	err = kevent_socket_state(k);
+	if (err < 0)
+		kevent_storage_detach(k);
 out:
 	sockfd_put(sock);
 	return err;
