@@ -60,10 +60,25 @@ int kevent_insert(struct kevent_queue *q, struct kevent *new)
 		parent = *link;
 		link = cmp < 0 ? &parent->rb_left : &parent->rb_right;
 	}
+	spin_lock(&q->index_lock);
 	rb_link_node(&new->index_node, parent, link);
 	rb_insert_color(&new->index_node, &q->index);
 	q->count++;
+	spin_unlock(&q->index_lock);
 	return 0;
+}
+
+/**
+ * kevent_unindex - take a registration out of its queue's index
+ * @q: the queue, its mutex held
+ * @k: the registration
+ */
+void kevent_unindex(struct kevent_queue *q, struct kevent *k)
+{
+	spin_lock(&q->index_lock);
+	rb_erase(&k->index_node, &q->index);
+	q->count--;
+	spin_unlock(&q->index_lock);
 }
 
 /**
@@ -86,8 +101,7 @@ void kevent_remove(struct kevent_queue *q, struct kevent *k)
 	}
 	spin_unlock_irq(&q->ready_lock);
 
-	rb_erase(&k->index_node, &q->index);
-	q->count--;
+	kevent_unindex(q, k);
 	kfree(k);
 }
 

@@ -52,8 +52,7 @@ int kevent_kernel_add(struct file *file, const struct ukevent *uk,
 		goto out_free;
 	ready = cb->enqueue(k);
 	if (ready < 0) {
-		rb_erase(&k->index_node, &q->index);
-		q->count--;
+		kevent_unindex(q, k);
 		err = ready;
 		goto out_free;
 	}

@@ -27,6 +27,9 @@ enum {
  * struct kevent_queue - a kevent queue, the private data of its file
  * @mutex: serializes kevent_ctl(), harvests and commits; protects @index,
  *	@count and the ring state
+ * @index_lock: also held to change @index and @count, so that fdinfo can
+ *	read them without the mutex, which a splice of fdinfo into a pipe
+ *	would take under the pipe's mutex, the reverse of KEVENT_PIPE's order
  * @index: registrations by (type, id, user), linked by &kevent.index_node
  * @count: number of registrations in @index
  * @ready_lock: protects @ready, @ready_num, @kick_seq and &kevent.state;
@@ -47,6 +50,8 @@ enum {
 struct kevent_queue {
 	/* serializes changes; protects index, count and the ring state */
 	struct mutex mutex;
+	/* protects index and count for readers without the mutex */
+	spinlock_t index_lock;
 	struct rb_root index;
 	unsigned int count;
 
@@ -89,6 +94,7 @@ struct kevent *kevent_alloc(struct kevent_queue *q,
 			    const struct kevent_callbacks *cb,
 			    const struct ukevent *uk);
 int kevent_insert(struct kevent_queue *q, struct kevent *new);
+void kevent_unindex(struct kevent_queue *q, struct kevent *k);
 void kevent_remove(struct kevent_queue *q, struct kevent *k);
 void kevent_remove_all(struct kevent_queue *q);
 

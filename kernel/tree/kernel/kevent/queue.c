@@ -65,6 +65,7 @@ static struct kevent_queue *kevent_queue_alloc(void)
 	if (!q)
 		return NULL;
 	mutex_init(&q->mutex);
+	spin_lock_init(&q->index_lock);
 	q->index = RB_ROOT;
 	spin_lock_init(&q->ready_lock);
 	INIT_LIST_HEAD(&q->ready);
@@ -100,12 +101,13 @@ static void kevent_show_fdinfo(struct seq_file *m, struct file *file)
 	struct kevent_queue *q = file->private_data;
 	struct rb_node *node;
 
-	mutex_lock(&q->mutex);
+	spin_lock(&q->index_lock);
 	seq_printf(m, "kevents:\t%u\nready:\t%u\n", q->count,
 		   READ_ONCE(q->ready_num));
 	if (q->ring)
 		seq_printf(m, "ring_size:\t%u\nkidx:\t%u\nuidx:\t%u\nused:\t%u\nover:\t%u\n",
-			   q->ring_size, q->kidx, q->uidx, q->used, q->over);
+			   q->ring_size, READ_ONCE(q->kidx), READ_ONCE(q->uidx),
+			   READ_ONCE(q->used), READ_ONCE(q->over));
 	for (node = rb_first(&q->index); node; node = rb_next(node)) {
 		struct kevent *k = rb_entry(node, struct kevent, index_node);
 
@@ -114,7 +116,7 @@ static void kevent_show_fdinfo(struct seq_file *m, struct file *file)
 			   READ_ONCE(k->uk.req_flags), k->uk.ptr,
 			   !!(READ_ONCE(k->state) & KEVENT_STATE_READY));
 	}
-	mutex_unlock(&q->mutex);
+	spin_unlock(&q->index_lock);
 }
 #endif
 

@@ -10,6 +10,10 @@
  * 3) kevent_queue->ready_lock (spinlock, interrupts disabled)
  *
  * and the lock of the queue's wait queue for its threads nests inside 3).
+ * kevent_queue->index_lock nests inside 1) where the index changes, and
+ * is taken alone by fdinfo, which must not take the mutex: a splice of
+ * fdinfo into a pipe holds the pipe's mutex, which KEVENT_PIPE takes
+ * inside the queue's.
  * The pollers of the queue's file are woken from an irq_work, under no
  * kevent lock.
  *
