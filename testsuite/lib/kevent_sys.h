@@ -130,6 +130,35 @@ static inline int add1(int fd, struct ukevent uk)
 	return ret;
 }
 
+/*
+ * A new queue holding one far-off timer, so that REMOVE, MODIFY or READY
+ * of one entry that is not there is not refused for asking more than the
+ * queue holds.
+ */
+static inline int anchored_queue(void)
+{
+	int fd = sys_kevent_init(NULL, 0, 0);
+
+	if (fd < 0)
+		bail_out("kevent_init: %s", strerror(errno));
+	if (add1(fd, timer_ms(100000, 0, 0xa9c4)))
+		bail_out("anchor timer: %s", strerror(errno));
+	return fd;
+}
+
+/* Harvest without blocking. */
+static inline int harvest(int fd, struct ukevent *buf, unsigned int max)
+{
+	return sys_kevent_get_events(fd, 0, max, TSP(0, 0), buf, 0);
+}
+
+/* Wait up to ms for one event. */
+static inline int wait1(int fd, struct ukevent *uk, unsigned int ms)
+{
+	return sys_kevent_get_events(fd, 1, 1, TSP(ms / 1000,
+			(ms % 1000) * 1000000LL), uk, 0);
+}
+
 static inline long long now_ns(void)
 {
 	struct timespec t;

@@ -13,21 +13,6 @@
 #define SEND	KEVENT_SOCKET_SEND
 #define BROKEN_DONE	(KEVENT_RET_BROKEN | KEVENT_RET_DONE)
 
-/*
- * A queue with one far-off timer in it, so that REMOVE of one entry
- * that is not there is not refused for asking more than the queue holds.
- */
-static int new_queue(void)
-{
-	int fd = sys_kevent_init(NULL, 0, 0);
-
-	if (fd < 0)
-		bail_out("kevent_init: %s", strerror(errno));
-	if (add1(fd, timer_ms(100000, 0, 0xa9c4)))
-		bail_out("anchor timer: %s", strerror(errno));
-	return fd;
-}
-
 static struct ukevent pipe_uk(int fd, __u32 event, __u32 req_flags,
 			      __u64 ptr)
 {
@@ -40,19 +25,6 @@ static struct ukevent pipe_uk(int fd, __u32 event, __u32 req_flags,
 	uk.req_flags = req_flags;
 	uk.ptr = ptr;
 	return uk;
-}
-
-/* Harvest without blocking. */
-static int harvest(int q, struct ukevent *buf, unsigned int max)
-{
-	return sys_kevent_get_events(q, 0, max, TSP(0, 0), buf, 0);
-}
-
-/* Wait up to ms for one event. */
-static int wait1(int q, struct ukevent *uk, unsigned int ms)
-{
-	return sys_kevent_get_events(q, 1, 1, TSP(ms / 1000,
-			(ms % 1000) * 1000000LL), uk, 0);
 }
 
 /* ADD one entry; the number of entries copied back (0: registered). */
@@ -160,7 +132,7 @@ static void close_ends(struct ends *e)
 
 static void test_errors(void)
 {
-	int q = new_queue(), fd, sv[2], p[2];
+	int q = anchored_queue(), fd, sv[2], p[2];
 	char path[] = "/tmp/kevent-pipe-file-XXXXXX";
 	static const __u32 bad_events[] = {
 		0, KEVENT_SOCKET_ACCEPT, RECV | KEVENT_SOCKET_ACCEPT, 0x8,
@@ -228,7 +200,7 @@ static void test_errors(void)
 /* RECV: level triggered (no flags), ready at ADD, ALWAYS_QUEUE. */
 static void test_recv(int fifo)
 {
-	int q = new_queue();
+	int q = anchored_queue();
 	struct ends e;
 	struct ukevent uk;
 
@@ -276,7 +248,7 @@ static void test_recv(int fifo)
 /* SEND: ready with room, not when full, ready when a read makes room. */
 static void test_send(int fifo)
 {
-	int q = new_queue();
+	int q = anchored_queue();
 	struct ends e;
 	struct ukevent uk;
 	char page[4096];
@@ -312,7 +284,7 @@ static void test_send(int fifo)
 /* ET, ONESHOT, MODIFY, REMOVE, READY. */
 static void test_flags_cmds(int fifo)
 {
-	int q = new_queue();
+	int q = anchored_queue();
 	struct ends e;
 	struct ukevent uk;
 
@@ -420,7 +392,7 @@ static void *waiter_thread(void *arg)
  */
 static void test_wakeup(__u32 flags)
 {
-	int q = new_queue(), p[2], i, early = 0, events = 0;
+	int q = anchored_queue(), p[2], i, early = 0, events = 0;
 	struct waiter w[2];
 	pthread_t th[2];
 	const char *what = flags & KEVENT_REQ_WAKEUP_ALL ? "WAKEUP_ALL" :
@@ -461,7 +433,7 @@ static void test_wakeup(__u32 flags)
 /* Two queues watching one pipe are both notified. */
 static void test_two_queues(void)
 {
-	int q1 = new_queue(), q2 = new_queue(), p[2];
+	int q1 = anchored_queue(), q2 = anchored_queue(), p[2];
 	struct ukevent uk;
 
 	if (pipe(p))
@@ -499,7 +471,7 @@ static int broken_reports(int q, int err, __u64 ptr, int *others)
 /* The last writer or the last reader gone: BROKEN with EPIPE, once. */
 static void test_broken_ends(int fifo)
 {
-	int q = new_queue(), others;
+	int q = anchored_queue(), others;
 	struct ends e;
 	struct ukevent uk;
 
@@ -546,7 +518,7 @@ static void test_broken_ends(int fifo)
 /* The last reader gone: SEND broken at once, full or not. */
 static void test_reader_gone(int fifo)
 {
-	int q = new_queue(), i, n, hits = 0, others = 0;
+	int q = anchored_queue(), i, n, hits = 0, others = 0;
 	struct ends e;
 	struct ukevent uk[8];
 
@@ -585,7 +557,7 @@ static void test_reader_gone(int fifo)
  */
 static void test_close_both(void)
 {
-	int q = new_queue(), i, j, n, bad = 0, total = 0;
+	int q = anchored_queue(), i, j, n, bad = 0, total = 0;
 	struct ends e;
 	struct ukevent uk[8];
 
@@ -634,7 +606,7 @@ static void test_close_both(void)
 /* The pipe, not the descriptor number, is watched. */
 static void test_reused_fd(void)
 {
-	int q = new_queue(), p[2], p2[2], num;
+	int q = anchored_queue(), p[2], p2[2], num;
 	struct ukevent uk[4];
 
 	if (pipe2(p, O_NONBLOCK))
@@ -683,7 +655,7 @@ static void test_reused_fd(void)
 /* A FIFO reader that opened before any writer is not broken by it. */
 static void test_fifo_no_writer_yet(void)
 {
-	int q = new_queue(), r, w;
+	int q = anchored_queue(), r, w;
 	char path[64];
 	struct ukevent uk;
 
@@ -725,7 +697,7 @@ static int reported(int q, __u64 ptr)
 /* splice, vmsplice and tee move data too; so does F_SETPIPE_SZ. */
 static void test_splice(void)
 {
-	int q = new_queue(), a[2], b[2];
+	int q = anchored_queue(), a[2], b[2];
 	struct ukevent uk;
 	struct iovec iov = { .iov_base = "vmsplice", .iov_len = 8 };
 

@@ -10,37 +10,9 @@
 #include "tap.h"
 #include "kevent_sys.h"
 
-/*
- * A queue with one far-off timer in it, so that REMOVE of one entry
- * that is not there is not refused for asking more than the queue holds.
- */
-static int new_queue(void)
-{
-	int fd = sys_kevent_init(NULL, 0, 0);
-
-	if (fd < 0)
-		bail_out("kevent_init: %s", strerror(errno));
-	if (add1(fd, timer_ms(100000, 0, 0xa9c4)))
-		bail_out("anchor timer: %s", strerror(errno));
-	return fd;
-}
-
-/* Harvest without blocking. */
-static int harvest(int fd, struct ukevent *buf, unsigned int max)
-{
-	return sys_kevent_get_events(fd, 0, max, TSP(0, 0), buf, 0);
-}
-
-/* Wait up to ms for one event. */
-static int wait1(int fd, struct ukevent *uk, unsigned int ms)
-{
-	return sys_kevent_get_events(fd, 1, 1, TSP(ms / 1000,
-			(ms % 1000) * 1000000LL), uk, 0);
-}
-
 static void test_eventfd(void)
 {
-	int q = new_queue(), efd = eventfd(0, EFD_NONBLOCK);
+	int q = anchored_queue(), efd = eventfd(0, EFD_NONBLOCK);
 	struct ukevent uk;
 	uint64_t v = 3;
 
@@ -66,7 +38,7 @@ static void test_eventfd(void)
 
 static void test_timerfd(void)
 {
-	int q = new_queue();
+	int q = anchored_queue();
 	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
 	struct itimerspec its = { .it_value = { 0, 30 * 1000000 } };
 	struct ukevent uk;
@@ -92,7 +64,7 @@ static void test_timerfd(void)
 
 static void test_errors(void)
 {
-	int q = new_queue(), fd;
+	int q = anchored_queue(), fd;
 	struct ukevent uk;
 	char path[] = "/tmp/kevent-poll-XXXXXX";
 
@@ -117,7 +89,7 @@ static void test_errors(void)
 
 static void test_pipe_hup(void)
 {
-	int q = new_queue(), p[2];
+	int q = anchored_queue(), p[2];
 	struct ukevent uk;
 
 	if (pipe(p))
@@ -139,7 +111,7 @@ static void test_pipe_hup(void)
  */
 static void test_no_pin(void)
 {
-	int q = new_queue(), p[2], i, broken = 0, n;
+	int q = anchored_queue(), p[2], i, broken = 0, n;
 	struct ukevent uk[4];
 	char c;
 
@@ -169,7 +141,7 @@ static void test_no_pin(void)
 /* An fd number reused by a new file gets no event of the old one. */
 static void test_reused_fd(void)
 {
-	int q = new_queue(), p[2], fd, efd;
+	int q = anchored_queue(), p[2], fd, efd;
 	struct ukevent uk[4];
 	uint64_t one = 1;
 
@@ -199,7 +171,7 @@ static void test_reused_fd(void)
 
 static void test_two_queues(void)
 {
-	int q1 = new_queue(), q2 = new_queue(), efd = eventfd(0, 0);
+	int q1 = anchored_queue(), q2 = anchored_queue(), efd = eventfd(0, 0);
 	struct ukevent uk;
 	uint64_t one = 1;
 
@@ -219,7 +191,7 @@ static void test_two_queues(void)
 /* A queue watched by another queue through KEVENT_POLL. */
 static void test_nested_queue(void)
 {
-	int outer = new_queue(), inner = new_queue();
+	int outer = anchored_queue(), inner = anchored_queue();
 	struct ukevent uk;
 
 	add1(outer, poll_ukevent(inner, KEVENT_POLL_POLLIN, 0, 9));
@@ -240,7 +212,7 @@ static void test_nested_queue(void)
 /* kevent in epoll, and epoll in kevent, even in a cycle. */
 static void test_epoll(void)
 {
-	int q = new_queue(), ep = epoll_create1(0), efd = eventfd(0, 0);
+	int q = anchored_queue(), ep = epoll_create1(0), efd = eventfd(0, 0);
 	struct epoll_event ev = { .events = EPOLLIN }, out;
 	struct ukevent uk;
 	uint64_t one = 1;
@@ -277,7 +249,7 @@ static void test_epoll(void)
 /* MODIFY changes the bits; READY forces a report. */
 static void test_modify_ready(void)
 {
-	int q = new_queue(), p[2];
+	int q = anchored_queue(), p[2];
 	struct ukevent uk;
 
 	if (pipe(p))

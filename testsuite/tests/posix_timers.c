@@ -16,17 +16,6 @@ static int new_queue(void)
 	return fd;
 }
 
-static int harvest(int fd, struct ukevent *buf, unsigned int max)
-{
-	return sys_kevent_get_events(fd, 0, max, TSP(0, 0), buf, 0);
-}
-
-static int wait1(int fd, struct ukevent *uk, unsigned int ms)
-{
-	return sys_kevent_get_events(fd, 1, 1, TSP(ms / 1000,
-			(ms % 1000) * 1000000LL), uk, 0);
-}
-
 /*
  * timer_create() with SIGEV_KEVENT on queue fd, which goes where the
  * kernel has sigev_notify_thread_id (glibc 2.36 calls it _sigev_un._tid);

@@ -53,28 +53,6 @@ static struct ukevent sig_ukevent(int sig, int nomask, __u32 req_flags,
 	return uk;
 }
 
-/*
- * A queue with one far-off timer in it, so that REMOVE or MODIFY of one
- * entry that is not there is not refused for asking more than the queue
- * holds.
- */
-static int new_queue(void)
-{
-	int fd = sys_kevent_init(NULL, 0, 0);
-
-	if (fd < 0)
-		bail_out("kevent_init: %s", strerror(errno));
-	if (add1(fd, timer_ms(100000, 0, 0xa9c4)))
-		bail_out("anchor timer: %s", strerror(errno));
-	return fd;
-}
-
-/* Harvest without blocking. */
-static int harvest(int fd, struct ukevent *buf, unsigned int max)
-{
-	return sys_kevent_get_events(fd, 0, max, TSP(0, 0), buf, 0);
-}
-
 static int is_pending(int sig)
 {
 	sigset_t set;
@@ -124,7 +102,7 @@ static void test_invalid(void)
 		{ SIGUSR1, 0, "event 0" },
 		{ SIGUSR1, 0x2, "event 0x2" },
 	};
-	int fd = new_queue();
+	int fd = anchored_queue();
 	struct ukevent uk;
 	unsigned int i;
 
@@ -147,7 +125,7 @@ static void test_invalid(void)
 
 static void test_without_nomask(void)
 {
-	int fd = new_queue();
+	int fd = anchored_queue();
 	struct ukevent uk = sig_ukevent(SIGUSR1, 0, 0, 0x5101);
 
 	catch(SIGUSR1);
@@ -190,7 +168,7 @@ static void test_without_nomask(void)
 
 static void test_nomask(void)
 {
-	int fd = new_queue();
+	int fd = anchored_queue();
 	struct ukevent uk = sig_ukevent(SIGUSR1, 1, 0, 0x5102);
 	union sigval v = { .sival_int = 7 };
 
@@ -249,7 +227,7 @@ static void test_nomask(void)
 /* A timer signal goes through send_sigqueue(): SI_TIMER, and NOMASK. */
 static void test_posix_timer_signal(void)
 {
-	int fd = new_queue();
+	int fd = anchored_queue();
 	struct sigevent sev;
 	struct itimerspec its;
 	struct ukevent uk;
@@ -282,7 +260,7 @@ static void test_posix_timer_signal(void)
 
 static void test_flags(void)
 {
-	int fd = new_queue();
+	int fd = anchored_queue();
 	struct ukevent uk;
 
 	catch(SIGUSR1);
@@ -359,7 +337,7 @@ static void test_flags(void)
 /* Ignored signals are dropped before a kevent sees them. */
 static void test_ignored(void)
 {
-	int fd = new_queue();
+	int fd = anchored_queue();
 	struct ukevent uk;
 
 	disposition(SIGUSR2, SIG_IGN);
@@ -378,7 +356,7 @@ static void test_ignored(void)
 
 static void test_not_inherited(void)
 {
-	int fd = new_queue(), status = -1;
+	int fd = anchored_queue(), status = -1;
 	struct ukevent uk;
 	pid_t pid;
 
@@ -431,7 +409,7 @@ static void test_threads(void)
 	struct thread_arg a;
 	struct ukevent uk;
 	pthread_t th;
-	int fd = new_queue();
+	int fd = anchored_queue();
 
 	catch(SIGUSR2);
 
@@ -499,7 +477,7 @@ static void test_threads(void)
 
 static void test_two_queues(void)
 {
-	int q1 = new_queue(), q2 = new_queue();
+	int q1 = anchored_queue(), q2 = anchored_queue();
 
 	catch(SIGUSR1);
 	hits[SIGUSR1] = 0;
@@ -535,7 +513,7 @@ static void test_fault(void)
 		struct ukevent uk;
 
 		alarm(10);
-		fault_fd = new_queue();
+		fault_fd = anchored_queue();
 		disposition(SIGSEGV, fault_handler);
 		if (add1(fault_fd, sig_ukevent(SIGSEGV, 1, 0, 1)))
 			_exit(2);

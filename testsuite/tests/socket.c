@@ -34,18 +34,6 @@ static const struct kind kinds[] = {
 
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
-/* Far off, so that REMOVE of a missing entry is not refused for num. */
-static int new_queue(void)
-{
-	int fd = sys_kevent_init(NULL, 0, 0);
-
-	if (fd < 0)
-		bail_out("kevent_init: %s", strerror(errno));
-	if (add1(fd, timer_ms(100000, 0, 0xa9c4)))
-		bail_out("anchor timer: %s", strerror(errno));
-	return fd;
-}
-
 static struct ukevent sock_uk(int fd, __u32 event, __u32 req_flags,
 			      __u64 ptr)
 {
@@ -213,7 +201,7 @@ static void test_recv(const struct kind *k)
 {
 	const char *n = k->name;
 	struct ukevent uk, ev[4];
-	int q = new_queue(), a, b;
+	int q = anchored_queue(), a, b;
 
 	make_pair(k, &a, &b);
 
@@ -330,7 +318,7 @@ static void *waiter_thread(void *arg)
 static void test_wakeup(const struct kind *k, __u32 flag)
 {
 	const char *what = flag ? "WAKEUP_ALL" : "no WAKEUP_ALL";
-	struct waiter w[2] = { { .q = new_queue() }, { .q = w[0].q } };
+	struct waiter w[2] = { { .q = anchored_queue() }, { .q = w[0].q } };
 	pthread_t th[2];
 	int a, b, i;
 
@@ -379,7 +367,7 @@ static void test_send(const struct kind *k)
 {
 	const char *n = k->name;
 	struct ukevent uk, ev[4];
-	int q = new_queue(), a, b, got = 0;
+	int q = anchored_queue(), a, b, got = 0;
 	long long start;
 
 	make_pair(k, &a, &b);
@@ -418,7 +406,7 @@ static void test_accept(const struct kind *k)
 	const char *n = k->name;
 	struct sockaddr_storage ss;
 	struct ukevent uk, ev[4];
-	int q = new_queue(), l, c, s;
+	int q = anchored_queue(), l, c, s;
 	socklen_t len;
 
 	l = bound(k, &ss, &len);
@@ -452,7 +440,7 @@ static void test_accept(const struct kind *k)
 /* Two queues watching one socket are both notified. */
 static void test_two_queues(const struct kind *k)
 {
-	int q1 = new_queue(), q2 = new_queue(), a, b;
+	int q1 = anchored_queue(), q2 = anchored_queue(), a, b;
 	struct ukevent ev[4];
 
 	make_pair(k, &a, &b);
@@ -473,7 +461,7 @@ static void test_close(const struct kind *k)
 {
 	const char *n = k->name;
 	struct ukevent uk, ev[4];
-	int q = new_queue(), a, b, c, d;
+	int q = anchored_queue(), a, b, c, d;
 
 	make_pair(k, &a, &b);
 	add1(q, sock_uk(b, KEVENT_SOCKET_RECV | KEVENT_SOCKET_SEND,
@@ -545,7 +533,7 @@ static long mem_free_kb(void)
 static void test_close_leak(void)
 {
 	const struct kind *us = &kinds[3];
-	int q = new_queue();
+	int q = anchored_queue();
 	long before, after;
 	struct ukevent uk;
 
@@ -580,7 +568,7 @@ static void test_hangups(void)
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 	struct sockaddr_storage ss;
 	struct ukevent ev[4];
-	int q = new_queue(), a, b, l, i;
+	int q = anchored_queue(), a, b, l, i;
 	socklen_t len;
 
 	/* A refused connection. */
@@ -647,7 +635,7 @@ static void test_hangups(void)
 
 static void test_errors(void)
 {
-	int q = new_queue(), p[2], sp[2], s;
+	int q = anchored_queue(), p[2], sp[2], s;
 	struct ukevent uk;
 
 	if (pipe(p) || socketpair(AF_UNIX, SOCK_STREAM, 0, sp))
