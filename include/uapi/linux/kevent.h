@@ -9,6 +9,7 @@
 #ifndef _UAPI_LINUX_KEVENT_H
 #define _UAPI_LINUX_KEVENT_H
 
+#include <linux/ioctl.h>
 #include <linux/types.h>
 
 /*
@@ -145,5 +146,27 @@ __extension__ struct kevent_ring {
 	__u32 ring_over;	/* times the committed index wrapped */
 	struct ukevent event[];
 };
+
+/*
+ * What the running kernel provides, from KEVENT_IOC_GET_ABI on any kevent
+ * queue, /dev/kevent included (an addition).  Userspace asks before it
+ * calls a kevent system call: on a kernel without kevent the numbers
+ * below may belong to other system calls.
+ */
+#define KEVENT_ABI_VERSION	1
+
+struct kevent_abi {
+	__u32 version;		/* KEVENT_ABI_VERSION */
+	__u32 types;		/* bit n set: type n has an event source */
+	/* The system call numbers, for the ABI of the calling process. */
+	__u32 nr_init;
+	__u32 nr_ctl;
+	__u32 nr_get_events;
+	__u32 nr_wait;
+	__u32 nr_commit;
+	__u32 reserved[3];	/* 0 */
+};
+
+#define KEVENT_IOC_GET_ABI	_IOR(0xB8, 0x01, struct kevent_abi)
 
 #endif /* _UAPI_LINUX_KEVENT_H */

@@ -106,4 +106,6 @@ int kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink);
 
 int kevent_ring_put(struct kevent_queue *q, const struct ukevent *out);
 
+long kevent_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
 #endif /* _KERNEL_KEVENT_KEVENT_H */

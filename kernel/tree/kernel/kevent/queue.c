@@ -135,6 +135,8 @@ static const struct file_operations kevent_fops = {
 	.open		= kevent_dev_open,
 	.release	= kevent_release,
 	.poll		= kevent_poll,
+	.unlocked_ioctl	= kevent_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,
 #ifdef CONFIG_PROC_FS
 	.show_fdinfo	= kevent_show_fdinfo,
