@@ -24,7 +24,7 @@ accel() {
 	fi
 	if [ -w /dev/kvm ] && [ "$mode" != shell ]; then
 		probe=$build/kvm-probe.log
-		if timeout 20 qemu-system-x86_64 -accel kvm -smp 2 -m 256 \
+		if timeout 20 qemu-system-x86_64 -accel kvm -smp 2,sockets=2 -m 256 \
 			-kernel "$kernel" -initrd "$initrd" -nographic \
 			-no-reboot -append "console=ttyS0 panic=-1 kevent.mode=probe" \
 			</dev/null >"$probe" 2>&1 &&
@@ -39,7 +39,7 @@ accel() {
 a=$(accel)
 echo "boot: $mode with $a, limit ${limit}s, log ${log#"$top"/}" >&2
 if [ "$mode" = shell ]; then
-	exec qemu-system-x86_64 -accel "$a" -smp 2 -m 512 -kernel "$kernel" \
+	exec qemu-system-x86_64 -accel "$a" -smp 2,sockets=2 -m 512 -kernel "$kernel" \
 		-initrd "$initrd" -nographic -no-reboot -append "$append"
 fi
 # In check mode the terminal gets one line per test, the log everything.
@@ -51,7 +51,7 @@ show() {
 	fi
 }
 set +e
-timeout "$limit" qemu-system-x86_64 -accel "$a" -smp 2 -m 512 \
+timeout "$limit" qemu-system-x86_64 -accel "$a" -smp 2,sockets=2 -m 512 \
 	-kernel "$kernel" -initrd "$initrd" -nographic -no-reboot \
 	-append "$append" </dev/null 2>&1 | tee "$log" | show
 status=${PIPESTATUS[0]}
