@@ -18,13 +18,13 @@ INCLUDEDIR	?= $(PREFIX)/include
 export BUILD
 
 GUEST_BIN	:= $(BUILD)/guest/bin
-PROG_CFLAGS	:= -static -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
+PROG_CFLAGS	:= -static -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude \
 		   -Iinclude/uapi -Itestsuite/lib -pthread
 EXAMPLES	:= $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 TESTS		:= $(patsubst testsuite/tests/%.c,%,$(wildcard testsuite/tests/*.c))
 PROGRAMS	:= $(addprefix $(GUEST_BIN)/,$(EXAMPLES) $(TESTS) \
 		   $(addsuffix -m32,$(TESTS)))
-PROG_DEPS	:= include/uapi/linux/kevent.h $(wildcard testsuite/lib/*.h)
+PROG_DEPS	:= include/kevent.h include/uapi/linux/kevent.h $(wildcard testsuite/lib/*.h)
 
 .PHONY: all deps kernel programs initramfs check run shell install \
 	uninstall html clean distclean

@@ -29,7 +29,7 @@ check() {
 	fi
 }
 
-printf "#include <linux/kevent.h>\n__u64 nomask = KEVENT_SIGNAL_NOMASK;\nint nr = __NR_kevent_wait;\nint main(void) { return 0; }\n" >"$tmp/h.c"
+printf "#include <linux/kevent.h>\n__u64 nomask = KEVENT_SIGNAL_NOMASK;\nunsigned long ioc = KEVENT_IOC_GET_ABI;\nint main(void) { return 0; }\n" >"$tmp/h.c"
 header() {
 	compiler=$1
 	shift
@@ -43,9 +43,9 @@ check "header compiles alone with g++ -std=c++17" header "g++ -x c++" -std=c++17
 check "header compiles alone with gcc -m32 -std=c90" header gcc -m32 -std=c90
 check "header compiles alone with gcc -m32 -std=c99 -pedantic" header gcc -m32 -std=c99 -pedantic
 check "ABI sizes and offsets pinned for 64-bit" \
-	gcc -m64 -std=c11 -Wall -Werror -Iinclude/uapi -fsyntax-only testsuite/host/abi.c
+	gcc -m64 -std=c11 -D_GNU_SOURCE -Wall -Werror -Iinclude -Iinclude/uapi -fsyntax-only testsuite/host/abi.c
 check "ABI sizes and offsets pinned for 32-bit" \
-	gcc -m32 -std=c11 -Wall -Werror -Iinclude/uapi -fsyntax-only testsuite/host/abi.c
+	gcc -m32 -std=c11 -D_GNU_SOURCE -Wall -Werror -Iinclude -Iinclude/uapi -fsyntax-only testsuite/host/abi.c
 check "KEVENT_POLL_* equal the POLL* values" \
 	gcc -std=c11 -Wall -Werror -Iinclude/uapi -fsyntax-only testsuite/host/poll_values.c
 

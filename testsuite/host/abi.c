@@ -6,7 +6,7 @@
  * BUILD_BUG_ON() in kernel/kevent/queue.c.
  */
 #include <stddef.h>
-#include <linux/kevent.h>
+#include <kevent.h>
 
 #define PIN(expr) _Static_assert(expr, #expr)
 
@@ -52,3 +52,9 @@ PIN(KEVENT_MASK_ALL == 0xffffffffU && SIGEV_KEVENT == 8);
 PIN(__NR_kevent_init == 451 && __NR_kevent_ctl == 452);
 PIN(__NR_kevent_get_events == 453 && __NR_kevent_wait == 454);
 PIN(__NR_kevent_commit == 455);
+
+PIN(sizeof(struct kevent_abi) == 40);
+PIN(offsetof(struct kevent_abi, types) == 4);
+PIN(offsetof(struct kevent_abi, nr_init) == 8);
+PIN(offsetof(struct kevent_abi, nr_commit) == 24);
+PIN(KEVENT_IOC_GET_ABI == 0x8028b801);

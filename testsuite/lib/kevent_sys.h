@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kevent_sys.h - system call wrappers and small helpers for the tests.
- *
- * The wrappers return what syscall(2) returns: the result, or -1 with
- * errno set.  Argument types are those of kevent(7).
+ * kevent_sys.h - small helpers for the tests, over <kevent.h>.
  */
 #ifndef KEVENT_TESTSUITE_KEVENT_SYS_H
 #define KEVENT_TESTSUITE_KEVENT_SYS_H
@@ -18,49 +15,14 @@
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/kevent.h>
-#include <linux/time_types.h>
+#include <kevent.h>
 
-static inline int sys_kevent_init(struct kevent_ring *ring,
-				  unsigned int ring_size, unsigned int flags)
-{
-	return (int)syscall(__NR_kevent_init, ring, (unsigned long)ring_size,
-			    (unsigned long)flags);
-}
-
-static inline int sys_kevent_ctl(int fd, unsigned int cmd, unsigned int num,
-				 struct ukevent *arg)
-{
-	return (int)syscall(__NR_kevent_ctl, (long)fd, (unsigned long)cmd,
-			    (unsigned long)num, arg);
-}
-
-static inline int sys_kevent_get_events(int fd, unsigned int min_nr,
-					unsigned int max_nr,
-					const struct __kernel_timespec *timeout,
-					struct ukevent *buf, unsigned int flags)
-{
-	return (int)syscall(__NR_kevent_get_events, (long)fd,
-			    (unsigned long)min_nr, (unsigned long)max_nr,
-			    timeout, buf, (unsigned long)flags);
-}
-
-static inline int sys_kevent_wait(int fd, unsigned int num,
-				  unsigned int old_uidx,
-				  const struct __kernel_timespec *timeout,
-				  unsigned int flags)
-{
-	return (int)syscall(__NR_kevent_wait, (long)fd, (unsigned long)num,
-			    (unsigned long)old_uidx, timeout,
-			    (unsigned long)flags);
-}
-
-static inline int sys_kevent_commit(int fd, unsigned int new_uidx,
-				    unsigned int over)
-{
-	return (int)syscall(__NR_kevent_commit, (long)fd,
-			    (unsigned long)new_uidx, (unsigned long)over);
-}
+/* The tests call the system calls through <kevent.h>'s wrappers. */
+#define sys_kevent_init		kevent_init
+#define sys_kevent_ctl		kevent_ctl
+#define sys_kevent_get_events	kevent_get_events
+#define sys_kevent_wait		kevent_wait
+#define sys_kevent_commit	kevent_commit
 
 /* A timespec value, and a pointer to a temporary one. */
 static inline struct __kernel_timespec ts(long long sec, long long nsec)
@@ -278,21 +240,18 @@ static inline int wait_sleeping(pid_t tid, unsigned int ms)
 }
 
 /*
- * Exit with a TAP bail-out unless kevent_init(NULL, 0, 0) gives a
- * queue: without the system calls (ENOSYS, or another call at that
- * number) no test can say anything.
+ * Exit with a TAP bail-out unless the running kernel provides kevent
+ * at the numbers of <kevent.h>: without it no test can say anything,
+ * and a system call at those numbers may be another one.
  */
 static inline void kevent_require(void)
 {
-	int fd = sys_kevent_init(NULL, 0, 0);
-
-	if (fd < 0) {
-		printf("Bail out! kevent_init(NULL, 0, 0): %s: not a kevent kernel?\n",
+	if (kevent_probe(NULL)) {
+		printf("Bail out! kevent_probe: %s: not a kevent kernel?\n",
 		       strerror(errno));
 		fflush(stdout);
 		exit(1);
 	}
-	close(fd);
 }
 
 #endif /* KEVENT_TESTSUITE_KEVENT_SYS_H */

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kevent.h - call the kevent system calls from user space.
+ *
+ * The C library has no wrappers for kevent, and <linux/kevent.h>, the
+ * kernel's UAPI header, carries no system call numbers (upstream UAPI
+ * headers leave them to <asm/unistd.h>).  This header gives both: the
+ * numbers __NR_kevent_* of the kevent series for Linux 6.1, and one
+ * inline wrapper per system call, named after it, which returns what
+ * syscall(2) returns: the result, or -1 with errno set.
+ *
+ * These numbers belong to other system calls on Linux 6.5 and later,
+ * so call kevent_probe() once before any wrapper: it asks the running
+ * kernel, through /dev/kevent, whether it provides kevent at exactly
+ * these numbers, and never calls a system call by number itself.
+ * See kevent(7).
+ *
+ * C99 or C++; define _GNU_SOURCE or _DEFAULT_SOURCE before the first
+ * #include, as syscall(2) asks.
+ */
+#ifndef KEVENT_USER_H
+#define KEVENT_USER_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/kevent.h>
+#include <linux/time_types.h>
+
+#ifndef __NR_kevent_init
+#if defined(__x86_64__) && defined(__ILP32__)
+#define __KEVENT_NR_BASE	(0x40000000 + 451)	/* x32 */
+#elif defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
+	defined(__riscv) || defined(__loongarch__)
+#define __KEVENT_NR_BASE	451
+#else
+#error "kevent.h: no kevent system call numbers for this architecture"
+#endif
+#define __NR_kevent_init	(__KEVENT_NR_BASE + 0)
+#define __NR_kevent_ctl		(__KEVENT_NR_BASE + 1)
+#define __NR_kevent_get_events	(__KEVENT_NR_BASE + 2)
+#define __NR_kevent_wait	(__KEVENT_NR_BASE + 3)
+#define __NR_kevent_commit	(__KEVENT_NR_BASE + 4)
+#endif
+
+/*
+ * kevent_probe - does the running kernel provide kevent?
+ * @abi: where to store what it reports, or NULL
+ *
+ * Returns 0 if it does, at the numbers of this header; otherwise -1
+ * with errno ENOSYS (no kevent, or kevent at other numbers), or the
+ * error of open(2) on /dev/kevent (EACCES, EMFILE, ENFILE, ENOMEM).
+ */
+static inline int kevent_probe(struct kevent_abi *abi)
+{
+	struct kevent_abi a;
+	int fd, ret, err;
+
+	fd = open("/dev/kevent", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENODEV || errno == ENXIO)
+			errno = ENOSYS;
+		return -1;
+	}
+	ret = ioctl(fd, KEVENT_IOC_GET_ABI, &a);
+	err = errno;
+	close(fd);
+	if (ret) {
+		errno = err == ENOTTY || err == EINVAL ? ENOSYS : err;
+		return -1;
+	}
+	if (a.version != KEVENT_ABI_VERSION ||
+	    a.nr_init != (__u32)__NR_kevent_init ||
+	    a.nr_ctl != (__u32)__NR_kevent_ctl ||
+	    a.nr_get_events != (__u32)__NR_kevent_get_events ||
+	    a.nr_wait != (__u32)__NR_kevent_wait ||
+	    a.nr_commit != (__u32)__NR_kevent_commit) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (abi)
+		*abi = a;
+	return 0;
+}
+
+static inline int kevent_init(struct kevent_ring *ring,
+			      unsigned int ring_size, unsigned int flags)
+{
+	return (int)syscall(__NR_kevent_init, ring, (unsigned long)ring_size,
+			    (unsigned long)flags);
+}
+
+static inline int kevent_ctl(int fd, unsigned int cmd, unsigned int num,
+			     struct ukevent *arg)
+{
+	return (int)syscall(__NR_kevent_ctl, (long)fd, (unsigned long)cmd,
+			    (unsigned long)num, arg);
+}
+
+static inline int kevent_get_events(int fd, unsigned int min_nr,
+				    unsigned int max_nr,
+				    const struct __kernel_timespec *timeout,
+				    struct ukevent *buf, unsigned int flags)
+{
+	return (int)syscall(__NR_kevent_get_events, (long)fd,
+			    (unsigned long)min_nr, (unsigned long)max_nr,
+			    timeout, buf, (unsigned long)flags);
+}
+
+static inline int kevent_wait(int fd, unsigned int num,
+			      unsigned int old_uidx,
+			      const struct __kernel_timespec *timeout,
+			      unsigned int flags)
+{
+	return (int)syscall(__NR_kevent_wait, (long)fd, (unsigned long)num,
+			    (unsigned long)old_uidx, timeout,
+			    (unsigned long)flags);
+}
+
+static inline int kevent_commit(int fd, unsigned int new_uidx,
+				unsigned int over)
+{
+	return (int)syscall(__NR_kevent_commit, (long)fd,
+			    (unsigned long)new_uidx, (unsigned long)over);
+}
+
+#endif /* KEVENT_USER_H */
