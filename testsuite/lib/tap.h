@@ -2,6 +2,7 @@
 /*
  * tap.h - a tiny header-only TAP (Test Anything Protocol) producer.
  *
+ *	plan(n)				first: n points follow (see below)
  *	ok(cond, fmt, ...)		one test point, returns cond != 0
  *	is_int(got, want, fmt, ...)	ok(got == want) with a diagnostic
  *	is_err(expr, E, fmt, ...)	ok(expr == -1 && errno == E)
@@ -9,7 +10,10 @@
  *	diag(fmt, ...)			a "# " comment line
  *	bail_out(fmt, ...)		"Bail out!" and exit(1)
  *	tap_watchdog(sec)		bail out if the test runs longer
- *	return tap_done();		prints the plan "1..N"; 0 if all passed
+ *	return tap_done();		0 if all planned points ran and passed
+ *
+ * plan(n) must come before the first point, with n fixed: a program
+ * whose path gets shorter then fails.
  *
  * Every line is written with one write(2), so nothing is lost or
  * duplicated when the test is killed by a timeout or forks.
@@ -31,6 +35,7 @@
 
 static unsigned int tap_count;
 static unsigned int tap_failed;
+static unsigned int tap_planned;
 static int tap_started;
 static pthread_mutex_t tap_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -89,6 +94,15 @@ static inline TAP_PRINTF(2, 3) void tap_emit(const char *prefix,
 	va_end(ap);
 }
 
+/* The caller holds tap_lock: a point before plan() ends the program. */
+static inline void tap_need_plan(void)
+{
+	if (!tap_planned) {
+		tap_emit("Bail out! ", "a point before plan()");
+		_exit(1);
+	}
+}
+
 static inline TAP_PRINTF(1, 2) void diag(const char *fmt, ...)
 {
 	va_list ap;
@@ -105,6 +119,7 @@ static inline int tap_vok(int cond, const char *fmt, va_list ap)
 	char prefix[32];
 
 	pthread_mutex_lock(&tap_lock);
+	tap_need_plan();
 	tap_count++;
 	if (!cond)
 		tap_failed++;
@@ -186,6 +201,7 @@ static inline TAP_PRINTF(2, 3) void skip(unsigned int n, const char *fmt, ...)
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
 	pthread_mutex_lock(&tap_lock);
+	tap_need_plan();
 	while (n--) {
 		tap_count++;
 		tap_emit("", "ok %u # SKIP %s", tap_count, reason);
@@ -204,14 +220,35 @@ static inline TAP_PRINTF(1, 2) void bail_out(const char *fmt, ...)
 	_exit(1);
 }
 
+/*
+ * Declare the number of points up front, as kselftest's ksft_set_plan()
+ * does: a program that ends early then fails for the runner too.
+ */
+static inline void plan(unsigned int n)
+{
+	pthread_mutex_lock(&tap_lock);
+	if (tap_planned || tap_count) {
+		tap_emit("Bail out! ", "plan(%u) after %u points", n, tap_count);
+		_exit(1);
+	}
+	tap_planned = n;
+	tap_emit("", "1..%u", n);
+	pthread_mutex_unlock(&tap_lock);
+}
+
 static inline int tap_done(void)
 {
 	pthread_mutex_lock(&tap_lock);
-	tap_emit("", "1..%u", tap_count);
+	if (!tap_planned)
+		tap_emit("# ", "no plan(): the program declared no points");
+	else if (tap_count != tap_planned)
+		tap_emit("# ", "planned %u points, ran %u", tap_planned,
+			 tap_count);
 	if (tap_failed)
 		tap_emit("# ", "failed %u of %u", tap_failed, tap_count);
 	pthread_mutex_unlock(&tap_lock);
-	return tap_failed || !tap_count ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tap_failed || !tap_planned || tap_count != tap_planned ?
+	       EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 static inline void *tap_watchdog_thread(void *arg)

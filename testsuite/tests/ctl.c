@@ -426,6 +426,7 @@ static void test_ready_wakes(void)
 
 int main(void)
 {
+	plan(101);
 	tap_watchdog(18);
 	kevent_require();
 	test_add_remove();

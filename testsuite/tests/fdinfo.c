@@ -36,6 +36,7 @@ int main(void)
 	char want[128];
 	int q, p[2];
 
+	plan(12);
 	kevent_require();
 	tap_watchdog(18);
 

@@ -390,6 +390,7 @@ static void wakeup_case(int all)
 
 int main(void)
 {
+	plan(61);
 	tap_watchdog(18);
 	kevent_require();
 	test_oneshot();

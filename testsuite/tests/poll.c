@@ -276,6 +276,7 @@ static void test_modify_ready(void)
 
 int main(void)
 {
+	plan(52);
 	kevent_require();
 	tap_watchdog(18);
 	test_eventfd();

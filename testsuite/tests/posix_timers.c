@@ -381,6 +381,7 @@ static void test_exit(void)
 
 int main(void)
 {
+	plan(65);
 	tap_watchdog(60);
 	kevent_require();
 	test_errors();

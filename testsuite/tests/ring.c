@@ -544,6 +544,7 @@ static void test_commit_efault(void)
 
 int main(void)
 {
+	plan(74);
 	tap_watchdog(18);
 	kevent_require();
 	test_wait_errors();

@@ -75,8 +75,9 @@ static void is_report(int fd, __u64 ptr, int code, __u32 count,
 	struct ukevent uk[2];
 	int n = harvest(fd, uk, 2);
 
+	/* Four points whatever n is: the plan stays fixed. */
 	if (!is_int(n, 1, "%s: one event", what))
-		return;
+		memset(uk, 0x55, sizeof(uk));
 	ok(uk[0].type == KEVENT_SIGNAL && uk[0].ptr == ptr &&
 	   uk[0].ret_flags == KEVENT_RET_DONE,
 	   "%s: KEVENT_SIGNAL with DONE and the caller's ptr (flags %#x)",
@@ -532,6 +533,7 @@ static void test_fault(void)
 
 int main(void)
 {
+	plan(174);
 	tap_watchdog(60);
 	kevent_require();
 	test_invalid();

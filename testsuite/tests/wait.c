@@ -365,6 +365,7 @@ static void test_poll(void)
 
 int main(void)
 {
+	plan(62);
 	tap_watchdog(18);
 	kevent_require();
 	test_null_timeout();
