@@ -45,7 +45,7 @@ $(GUEST_BIN)/%: examples/%.c $(PROG_DEPS)
 
 $(GUEST_BIN)/%-m32: testsuite/tests/%.c $(PROG_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -m32 $(PROG_CFLAGS) -o $@ $<
+	$(CC) -m32 -DKEVENT_TEST_M32 $(PROG_CFLAGS) -o $@ $<
 
 $(GUEST_BIN)/%: testsuite/tests/%.c $(PROG_DEPS)
 	@mkdir -p $(@D)

@@ -13,7 +13,9 @@
  *	return tap_done();		0 if all planned points ran and passed
  *
  * plan(n) must come before the first point, with n fixed: a program
- * whose path gets shorter then fails.
+ * whose path gets shorter then fails.  plan() adds one point of its own,
+ * "running as 64-bit code" (or 32-bit when the Makefile builds the
+ * program with -m32 -DKEVENT_TEST_M32), so it prints "1..n+1".
  *
  * Every line is written with one write(2), so nothing is lost or
  * duplicated when the test is killed by a timeout or forks.
@@ -220,9 +222,17 @@ static inline TAP_PRINTF(1, 2) void bail_out(const char *fmt, ...)
 	_exit(1);
 }
 
+#ifdef KEVENT_TEST_M32
+#define TAP_WORD_BITS	32
+#else
+#define TAP_WORD_BITS	64
+#endif
+
 /*
  * Declare the number of points up front, as kselftest's ksft_set_plan()
- * does: a program that ends early then fails for the runner too.
+ * does: a program that ends early then fails for the runner too.  The
+ * first point checks that the program is the code its name says: a
+ * -m32 twin silently built as 64-bit code fails here.
  */
 static inline void plan(unsigned int n)
 {
@@ -231,9 +241,12 @@ static inline void plan(unsigned int n)
 		tap_emit("Bail out! ", "plan(%u) after %u points", n, tap_count);
 		_exit(1);
 	}
-	tap_planned = n;
-	tap_emit("", "1..%u", n);
+	tap_planned = n + 1;
+	tap_emit("", "1..%u", tap_planned);
 	pthread_mutex_unlock(&tap_lock);
+	ok(sizeof(void *) * 8 == TAP_WORD_BITS,
+	   "running as %d-bit code (sizeof(void *) is %u)", TAP_WORD_BITS,
+	   (unsigned int)sizeof(void *));
 }
 
 static inline int tap_done(void)
