@@ -10,6 +10,7 @@
  *	diag(fmt, ...)			a "# " comment line
  *	bail_out(fmt, ...)		"Bail out!" and exit(1)
  *	tap_watchdog(sec)		bail out if the test runs longer
+ *	must(cond, fmt, ...)		a setup step: bail out unless cond
  *	return tap_done();		0 if all planned points ran and passed
  *
  * plan(n) must come before the first point, with n fixed: a program
@@ -221,6 +222,12 @@ static inline TAP_PRINTF(1, 2) void bail_out(const char *fmt, ...)
 	va_end(ap);
 	_exit(1);
 }
+
+/* A setup step that must work: bail out (the program fails) if not. */
+#define must(cond, ...) do {						\
+	if (!(cond))							\
+		bail_out(__VA_ARGS__);					\
+} while (0)
 
 #ifdef KEVENT_TEST_M32
 #define TAP_WORD_BITS	32

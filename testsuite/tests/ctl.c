@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Description: kevent_ctl(2) commands, per-entry errors and call errors. */
+#include <poll.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 
@@ -15,6 +16,18 @@ static int new_queue(void)
 	if (fd < 0)
 		bail_out("kevent_init: %s", strerror(errno));
 	return fd;
+}
+
+/* ADD of one registration a test needs: bail out if it fails. */
+#define setup_add(fd, uk) \
+	must(add1((fd), (uk)) == 0, "setup ADD: %s", strerror(errno))
+
+/* Would kevent_get_events() return an event now?  (poll(2) says.) */
+static int readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
 }
 
 /* Check that uk came back as a per-entry error -err. */
@@ -140,7 +153,7 @@ static void test_bad_req_flags(void)
 	is_entry_err(&uk, EINVAL, "ADD with req_flags 0x80000000");
 
 	uk = timer_ms(10000, 0, 1);
-	add1(fd, uk);
+	setup_add(fd, uk);
 	uk.req_flags = KEVENT_REQ_ONESHOT | (1U << 7);
 	is_int(ctl1(fd, KEVENT_CTL_MODIFY, &uk), 1, "MODIFY returns num");
 	is_entry_err(&uk, EINVAL, "MODIFY to req_flags with bit 7");
@@ -154,7 +167,7 @@ static void test_enoent(void)
 	int i;
 
 	for (i = 0; i < 3; i++)
-		add1(fd, timer_ms(10000, 0, (__u64)(20 + i)));
+		setup_add(fd, timer_ms(10000, 0, (__u64)(20 + i)));
 
 	/* REMOVE: missing entry in the middle, reported in place. */
 	uk[0] = timer_ms(10000, 0, 20);
@@ -168,8 +181,8 @@ static void test_enoent(void)
 	is_int(uk[2].ret_flags, KEVENT_RET_DONE, "REMOVE: arg[2] DONE");
 
 	/* Two registrations left: 20+2=22, and re-add 20 and 21. */
-	add1(fd, timer_ms(10000, 0, 20));
-	add1(fd, timer_ms(10000, 0, 21));
+	setup_add(fd, timer_ms(10000, 0, 20));
+	setup_add(fd, timer_ms(10000, 0, 21));
 
 	uk[0] = timer_ms(10000, 0, 98);
 	uk[1] = timer_ms(10000, KEVENT_REQ_ONESHOT, 22);
@@ -206,8 +219,8 @@ static void test_num_too_large(void)
 	int fd = new_queue();
 	struct ukevent uk[3];
 
-	add1(fd, timer_ms(10000, 0, 1));
-	add1(fd, timer_ms(10000, 0, 2));
+	setup_add(fd, timer_ms(10000, 0, 1));
+	setup_add(fd, timer_ms(10000, 0, 2));
 	uk[0] = timer_ms(10000, 0, 1);
 	uk[1] = timer_ms(10000, 0, 2);
 	uk[2] = timer_ms(10000, 0, 3);
@@ -274,8 +287,8 @@ static void test_efault(void)
 	is_err(sys_kevent_ctl(fd, KEVENT_CTL_ADD, 1, hole), EFAULT,
 	       "ADD with arg in unmapped memory is EFAULT");
 
-	add1(fd, timer_ms(10000, 0, 1));
-	add1(fd, timer_ms(10000, 0, 2));
+	setup_add(fd, timer_ms(10000, 0, 1));
+	setup_add(fd, timer_ms(10000, 0, 2));
 	is_err(sys_kevent_ctl(fd, KEVENT_CTL_REMOVE, 1, NULL), EFAULT,
 	       "REMOVE with arg NULL is EFAULT");
 	is_err(sys_kevent_ctl(fd, KEVENT_CTL_MODIFY, 2, hole), EFAULT,
@@ -306,8 +319,8 @@ static void test_modify(void)
 	struct ukevent uk = timer_ms(20, 0, 5), buf[4];
 	int n;
 
-	add1(fd, timer_ms(10000, 0, 1));	/* keeps num <= registrations */
-	add1(fd, uk);
+	setup_add(fd, timer_ms(10000, 0, 1));	/* keeps num <= registrations */
+	setup_add(fd, uk);
 	n = sys_kevent_get_events(fd, 1, 4, TSP(2, 0), buf, 0);
 	ok(n == 1 && buf[0].ptr == 5, "the periodic 20 ms timer fires");
 
@@ -337,7 +350,7 @@ static void test_ready(void)
 	struct ukevent uk = timer_ms(10000, 0, 7), buf[4];
 	int n;
 
-	add1(fd, uk);
+	setup_add(fd, uk);
 	is_int(sys_kevent_get_events(fd, 0, 4, TSP(0, 0), buf, 0), 0,
 	       "a 10 s timer is not ready");
 	is_int(ctl1(fd, KEVENT_CTL_READY, &uk), 0,
@@ -353,8 +366,8 @@ static void test_ready(void)
 	       "it is delivered once");
 
 	/* READY twice before delivery: on the ready queue only once. */
-	ctl1(fd, KEVENT_CTL_READY, &uk);
-	ctl1(fd, KEVENT_CTL_READY, &uk);
+	is_int(ctl1(fd, KEVENT_CTL_READY, &uk) + ctl1(fd, KEVENT_CTL_READY, &uk),
+	       0, "READY twice: both calls return 0");
 	is_int(sys_kevent_get_events(fd, 0, 4, TSP(0, 0), buf, 0), 1,
 	       "READY twice: delivered once");
 	is_int(ctl1(fd, KEVENT_CTL_REMOVE, &uk), 1,
@@ -369,10 +382,15 @@ static void test_remove_ready(void)
 	int fd = new_queue();
 	struct ukevent uk = timer_ms(10000, 0, 8), buf[2];
 
-	add1(fd, uk);
-	ctl1(fd, KEVENT_CTL_READY, &uk);
+	is_int(add1(fd, uk), 0, "REMOVE of a ready one: ADD of a 10 s timer");
+	is_int(ctl1(fd, KEVENT_CTL_READY, &uk), 0,
+	       "REMOVE of a ready one: READY of it returns 0");
+	ok(readable(fd), "REMOVE of a ready one: the queue polls readable");
 	uk = timer_ms(10000, 0, 8);
-	ctl1(fd, KEVENT_CTL_REMOVE, &uk);
+	ok(ctl1(fd, KEVENT_CTL_REMOVE, &uk) == 1 &&
+	   uk.ret_flags == KEVENT_RET_DONE,
+	   "REMOVE of a ready one: REMOVE finds it (DONE)");
+	ok(!readable(fd), "REMOVE of a ready one: the queue is no longer readable");
 	is_int(sys_kevent_get_events(fd, 0, 2, TSP(0, 0), buf, 0), 0,
 	       "REMOVE of a ready registration drops its pending event");
 	close(fd);
@@ -426,7 +444,7 @@ static void test_ready_wakes(void)
 
 int main(void)
 {
-	plan(101);
+	plan(107);
 	tap_watchdog(18);
 	kevent_require();
 	test_add_remove();

@@ -21,6 +21,10 @@ static int new_queue(void)
 	return fd;
 }
 
+/* ADD of one registration a test needs: bail out if it fails. */
+#define setup_add(fd, uk) \
+	must(add1((fd), (uk)) == 0, "setup ADD: %s", strerror(errno))
+
 /* REMOVE of uk: 1 if it was registered, 0 if ENOENT, -1 otherwise. */
 static int remove_found(int fd, struct ukevent uk)
 {
@@ -39,7 +43,7 @@ static void test_oneshot(void)
 	struct ukevent buf[4];
 	long long start = now_ns();
 
-	add1(fd, timer_ms(20, KEVENT_REQ_ONESHOT, 1));
+	setup_add(fd, timer_ms(20, KEVENT_REQ_ONESHOT, 1));
 	n = sys_kevent_get_events(fd, 1, 4, TSP(2, 0), buf, 0);
 	is_int(n, 1, "a ONESHOT 20 ms timer is delivered");
 	ok(ms_since(start) >= 19, "not before its period (%lld ms)",
@@ -65,7 +69,7 @@ static void test_periodic(void)
 	long long start = now_ns(), prev;
 	__u32 now;
 
-	add1(fd, timer_ms(20, 0, 2));
+	setup_add(fd, timer_ms(20, 0, 2));
 	for (i = 0; i < 3; i++) {
 		/* The last report's expiries were counted after this. */
 		prev = now_ns();
@@ -109,7 +113,7 @@ static void test_min_period(void)
 	struct ukevent buf[2];
 	long long start = now_ns(), us;
 
-	add1(fd, timer_ukevent(0, 1, 0, 3));	/* 1 ns period */
+	setup_add(fd, timer_ukevent(0, 1, 0, 3));	/* 1 ns period */
 	msleep(50);
 	n = sys_kevent_get_events(fd, 1, 2, TSP(2, 0), buf, 0);
 	us = (now_ns() - start) / 1000;
@@ -158,21 +162,21 @@ static void test_timer_einval(void)
 
 static void test_zero_oneshot(void)
 {
-	int fd = new_queue(), n, seen = 0;
+	int fd = new_queue(), n, first, again;
 	struct ukevent uk = timer_ukevent(0, 0, KEVENT_REQ_ONESHOT, 20);
 	struct ukevent buf[4];
 	long long start = now_ns();
+	__u64 ptr;
 
 	/* A timer is never ready at ADD, even one that expires at once. */
 	n = ctl1(fd, KEVENT_CTL_ADD, &uk);
 	is_int(n, 0, "a zero-period ONESHOT timer is registered, not copied back");
-	if (n == 0 &&
-	    sys_kevent_get_events(fd, 1, 4, TSP(1, 0), buf, 0) == 1 &&
-	    buf[0].ptr == 20)
-		seen++;
-	if (sys_kevent_get_events(fd, 1, 4, TSP(0, 100000000), buf, 0) != 0)
-		seen++;
-	is_int(seen, 1, "a zero-period ONESHOT timer fires at once, once");
+	first = sys_kevent_get_events(fd, 1, 4, TSP(1, 0), buf, 0);
+	ptr = first == 1 ? buf[0].ptr : 0;
+	again = sys_kevent_get_events(fd, 1, 4, TSP(0, 100000000), buf, 0);
+	ok(first == 1 && ptr == 20 && again == 0,
+	   "a zero-period ONESHOT timer fires at once, once (%d with ptr %llu, then %d)",
+	   first, (unsigned long long)ptr, again);
 	ok(ms_since(start) < 1000, "at once (%lld ms)", ms_since(start));
 
 	uk = timer_ukevent(0, 0, KEVENT_REQ_ONESHOT | KEVENT_REQ_ALWAYS_QUEUE,
@@ -216,13 +220,15 @@ static void test_level_vs_edge(void)
 	is_int(sys_kevent_get_events(fd, 0, 4, TSP(0, 0), buf, 0), 0,
 	       "level triggered: dropped once no longer readable");
 	/* Remove before close: a closed pipe would report BROKEN. */
-	remove_found(fd, poll_ukevent(p[0], KEVENT_POLL_POLLIN, 0, 30));
+	must(remove_found(fd, poll_ukevent(p[0], KEVENT_POLL_POLLIN, 0,
+					   30)) == 1,
+	     "REMOVE of the level-triggered pipe registration");
 	close(p[0]);
 	close(p[1]);
 
 	/* Edge triggered: once per change. */
 	make_pipe(p);
-	add1(fd, poll_ukevent(p[0], KEVENT_POLL_POLLIN, KEVENT_REQ_ET, 31));
+	setup_add(fd, poll_ukevent(p[0], KEVENT_POLL_POLLIN, KEVENT_REQ_ET, 31));
 	if (write(p[1], &c, 1) != 1)
 		bail_out("write");
 	n = sys_kevent_get_events(fd, 1, 4, TSP(1, 0), buf, 0);
@@ -240,7 +246,7 @@ static void test_level_vs_edge(void)
 	close(p[1]);
 
 	/* ET on a periodic timer: every expiry is a new change. */
-	add1(fd, timer_ms(20, KEVENT_REQ_ET, 32));
+	setup_add(fd, timer_ms(20, KEVENT_REQ_ET, 32));
 	n = sys_kevent_get_events(fd, 1, 4, TSP(2, 0), buf, 0);
 	n += sys_kevent_get_events(fd, 1, 4, TSP(2, 0), buf + 1, 0);
 	ok(n == 2 && buf[0].ptr == 32 && buf[1].ptr == 32,
@@ -255,8 +261,8 @@ static void test_last_check(void)
 	char c = 'x';
 
 	make_pipe(p);
-	add1(fd, poll_ukevent(p[0], KEVENT_POLL_POLLIN,
-			      KEVENT_REQ_LAST_CHECK, 40));
+	setup_add(fd, poll_ukevent(p[0], KEVENT_POLL_POLLIN,
+				   KEVENT_REQ_LAST_CHECK, 40));
 	if (write(p[1], &c, 1) != 1 || read(p[0], &c, 1) != 1)
 		bail_out("write/read");
 	is_int(sys_kevent_get_events(fd, 0, 4, TSP(0, 0), buf, 0), 0,
@@ -266,11 +272,13 @@ static void test_last_check(void)
 	n = sys_kevent_get_events(fd, 1, 4, TSP(1, 0), buf, 0);
 	ok(n == 1 && buf[0].ptr == 40,
 	   "LAST_CHECK: went back to waiting, reported on the next write");
-	remove_found(fd, poll_ukevent(p[0], KEVENT_POLL_POLLIN, 0, 40));
+	must(remove_found(fd, poll_ukevent(p[0], KEVENT_POLL_POLLIN, 0,
+					   40)) == 1,
+	     "REMOVE of the LAST_CHECK pipe registration");
 	close(p[0]);
 	close(p[1]);
 
-	add1(fd, timer_ms(20, KEVENT_REQ_LAST_CHECK, 41));
+	setup_add(fd, timer_ms(20, KEVENT_REQ_LAST_CHECK, 41));
 	n = sys_kevent_get_events(fd, 1, 4, TSP(2, 0), buf, 0);
 	ok(n == 1 && buf[0].ptr == 41 && buf[0].ret_data[1] >= 1,
 	   "LAST_CHECK: an expired timer passes the recheck");
@@ -367,7 +375,7 @@ static void wakeup_case(int all)
 	ok(asleep && !ndone(w), "%s: both threads asleep in the call", tag);
 
 	start = now_ns();
-	add1(fd, timer_ms(30, flags, 60));
+	setup_add(fd, timer_ms(30, flags, 60));
 	while (ndone(w) < (all ? 2 : 1) && ms_since(start) < 1500)
 		msleep(5);
 	if (!all)

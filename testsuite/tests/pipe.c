@@ -9,6 +9,10 @@
 #include "tap.h"
 #include "kevent_sys.h"
 
+/* ADD of one registration a test needs: bail out if it fails. */
+#define setup_add(fd, uk) \
+	must(add1((fd), (uk)) == 0, "setup ADD: %s", strerror(errno))
+
 #define RECV	KEVENT_SOCKET_RECV
 #define SEND	KEVENT_SOCKET_SEND
 #define BROKEN_DONE	(KEVENT_RET_BROKEN | KEVENT_RET_DONE)
@@ -290,7 +294,7 @@ static void test_flags_cmds(int fifo)
 
 	open_ends(&e, fifo);
 
-	add1(q, pipe_uk(e.r, RECV, KEVENT_REQ_ET, 30));
+	setup_add(q, pipe_uk(e.r, RECV, KEVENT_REQ_ET, 30));
 	xwrite(e.w, "a", 1);
 	is_int(wait1(q, &uk, 2000), 1, "%s: ET: a write reports RECV",
 	       e.kind);
@@ -303,7 +307,7 @@ static void test_flags_cmds(int fifo)
 	is_int(removed_now(q, e.r, 30), 1, "%s: ET: still registered", e.kind);
 	drain(e.r);
 
-	add1(q, pipe_uk(e.r, RECV, KEVENT_REQ_ONESHOT, 31));
+	setup_add(q, pipe_uk(e.r, RECV, KEVENT_REQ_ONESHOT, 31));
 	xwrite(e.w, "c", 1);
 	is_int(wait1(q, &uk, 2000), 1, "%s: ONESHOT: reported", e.kind);
 	xwrite(e.w, "d", 1);
@@ -312,7 +316,7 @@ static void test_flags_cmds(int fifo)
 	drain(e.r);
 
 	/* MODIFY from RECV to SEND on an empty pipe: ready at once. */
-	add1(q, pipe_uk(e.r, RECV, 0, 32));
+	setup_add(q, pipe_uk(e.r, RECV, 0, 32));
 	is_int(harvest(q, &uk, 1), 0, "%s: MODIFY: RECV not ready", e.kind);
 	uk = pipe_uk(e.r, SEND, 0, 32);
 	is_int(ctl1(q, KEVENT_CTL_MODIFY, &uk), 1, "%s: MODIFY returns num",
@@ -323,7 +327,8 @@ static void test_flags_cmds(int fifo)
 	ok(uk.event == SEND, "%s: MODIFY: reported with the new event",
 	   e.kind);
 	uk = pipe_uk(e.r, RECV, KEVENT_REQ_ET, 32);
-	ctl1(q, KEVENT_CTL_MODIFY, &uk);
+	must(ctl1(q, KEVENT_CTL_MODIFY, &uk) == 1 &&
+	     uk.ret_flags == KEVENT_RET_DONE, "MODIFY back to RECV|ET");
 	while (harvest(q, &uk, 1) > 0)
 		;
 	xwrite(e.w, "e", 1);
@@ -400,7 +405,7 @@ static void test_wakeup(__u32 flags)
 
 	if (pipe(p))
 		bail_out("pipe");
-	add1(q, pipe_uk(p[0], RECV, KEVENT_REQ_ET | flags, 40));
+	setup_add(q, pipe_uk(p[0], RECV, KEVENT_REQ_ET | flags, 40));
 	for (i = 0; i < 2; i++) {
 		w[i].q = q;
 		w[i].tid = 0;
@@ -438,8 +443,8 @@ static void test_two_queues(void)
 
 	if (pipe(p))
 		bail_out("pipe");
-	add1(q1, pipe_uk(p[0], RECV, KEVENT_REQ_ET, 50));
-	add1(q2, pipe_uk(p[0], RECV, KEVENT_REQ_ET, 51));
+	setup_add(q1, pipe_uk(p[0], RECV, KEVENT_REQ_ET, 50));
+	setup_add(q2, pipe_uk(p[0], RECV, KEVENT_REQ_ET, 51));
 	xwrite(p[1], "x", 1);
 	is_int(wait1(q1, &uk, 2000), 1, "two queues: the first is notified");
 	is_int(uk.ptr, 50, "two queues: with its registration");
@@ -477,7 +482,7 @@ static void test_broken_ends(int fifo)
 
 	/* Writer gone, pipe empty: RECV broken at once. */
 	open_ends(&e, fifo);
-	add1(q, pipe_uk(e.r, RECV, 0, 60));
+	setup_add(q, pipe_uk(e.r, RECV, 0, 60));
 	close(e.w);
 	e.w = -1;
 	is_int(broken_reports(q, EPIPE, 60, &others), 1,
@@ -495,7 +500,7 @@ static void test_broken_ends(int fifo)
 
 	/* Writer gone, data left: ready until read, then broken. */
 	open_ends(&e, fifo);
-	add1(q, pipe_uk(e.r, RECV, KEVENT_REQ_ET, 62));
+	setup_add(q, pipe_uk(e.r, RECV, KEVENT_REQ_ET, 62));
 	xwrite(e.w, "xy", 2);
 	is_int(wait1(q, &uk, 2000), 1, "%s: ET RECV reported", e.kind);
 	close(e.w);
@@ -532,7 +537,7 @@ static void test_reader_gone(int fifo)
 	       "%s: SEND|ET|ALWAYS_QUEUE registered on an empty pipe", e.kind);
 	is_int(harvest(q, uk, 8), 1, "%s: ... and queued ready", e.kind);
 	fill(e.w);
-	add1(q, pipe_uk(e.w, SEND, 0, 64));
+	setup_add(q, pipe_uk(e.w, SEND, 0, 64));
 	is_int(harvest(q, uk, 8), 0, "%s: full: SEND not ready", e.kind);
 	close(e.r);
 	e.r = -1;
@@ -615,7 +620,7 @@ static void test_reused_fd(void)
 	if (pipe2(p, O_NONBLOCK))
 		bail_out("pipe");
 	num = p[0];
-	add1(q, pipe_uk(num, RECV, 0, 70));
+	setup_add(q, pipe_uk(num, RECV, 0, 70));
 	close(p[0]);
 	is_int(harvest(q, uk, 4), 0,
 	       "read end closed, writer still open: RECV neither ready nor "
@@ -706,11 +711,11 @@ static void test_splice(void)
 
 	if (pipe2(a, O_NONBLOCK) || pipe2(b, O_NONBLOCK))
 		bail_out("pipe");
-	add1(q, pipe_uk(a[0], RECV, KEVENT_REQ_ET, 90));
+	setup_add(q, pipe_uk(a[0], RECV, KEVENT_REQ_ET, 90));
 	is_int(vmsplice(a[1], &iov, 1, 0), 8, "vmsplice 8 bytes into a pipe");
 	is_int(wait1(q, &uk, 2000), 1, "vmsplice: RECV reported");
 
-	add1(q, pipe_uk(b[0], RECV, KEVENT_REQ_ET, 91));
+	setup_add(q, pipe_uk(b[0], RECV, KEVENT_REQ_ET, 91));
 	is_int(tee(a[0], b[1], 4, SPLICE_F_NONBLOCK), 4,
 	       "tee 4 bytes into a second pipe");
 	is_int(wait1(q, &uk, 2000), 1, "tee: RECV reported");
@@ -726,7 +731,7 @@ static void test_splice(void)
 	fill(a[1]);
 	while (harvest(q, &uk, 1) > 0)
 		;
-	add1(q, pipe_uk(a[1], SEND, KEVENT_REQ_ET, 92));
+	setup_add(q, pipe_uk(a[1], SEND, KEVENT_REQ_ET, 92));
 	is_int(harvest(q, &uk, 1), 0, "full pipe: SEND not ready");
 	drain(b[0]);
 	is_int(splice(a[0], NULL, b[1], NULL, 4096, SPLICE_F_NONBLOCK), 4096,

@@ -10,6 +10,10 @@
 #include "tap.h"
 #include "kevent_sys.h"
 
+/* ADD of one registration a test needs: bail out if it fails. */
+#define setup_add(fd, uk) \
+	must(add1((fd), (uk)) == 0, "setup ADD: %s", strerror(errno))
+
 static void test_eventfd(void)
 {
 	int q = anchored_queue(), efd = eventfd(0, EFD_NONBLOCK);
@@ -45,9 +49,10 @@ static void test_timerfd(void)
 	long long start;
 	uint64_t n;
 
-	add1(q, poll_ukevent(tfd, KEVENT_POLL_POLLIN, KEVENT_REQ_ONESHOT, 2));
+	setup_add(q, poll_ukevent(tfd, KEVENT_POLL_POLLIN, KEVENT_REQ_ONESHOT, 2));
 	start = now_ns();
-	timerfd_settime(tfd, 0, &its, NULL);
+	must(!timerfd_settime(tfd, 0, &its, NULL), "timerfd_settime: %s",
+	     strerror(errno));
 	is_int(wait1(q, &uk, 3000), 1, "timerfd: reported when it expires");
 	ok(ms_since(start) >= 25, "timerfd: not before 30 ms (%lld ms)",
 	   ms_since(start));
@@ -94,7 +99,7 @@ static void test_pipe_hup(void)
 
 	if (pipe(p))
 		bail_out("pipe");
-	add1(q, poll_ukevent(p[0], KEVENT_POLL_POLLIN, KEVENT_REQ_ET, 4));
+	setup_add(q, poll_ukevent(p[0], KEVENT_POLL_POLLIN, KEVENT_REQ_ET, 4));
 	close(p[1]);
 	is_int(wait1(q, &uk, 2000), 1,
 	       "pipe: the writer's close wakes a POLLIN registration");
@@ -117,7 +122,7 @@ static void test_no_pin(void)
 
 	if (pipe(p))
 		bail_out("pipe");
-	add1(q, poll_ukevent(p[1], KEVENT_POLL_POLLERR, 0, 5));
+	setup_add(q, poll_ukevent(p[1], KEVENT_POLL_POLLERR, 0, 5));
 	close(p[1]);
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 	is_int(read(p[0], &c, 1), 0,
@@ -148,7 +153,7 @@ static void test_reused_fd(void)
 	if (pipe(p))
 		bail_out("pipe");
 	fd = p[0];
-	add1(q, poll_ukevent(fd, KEVENT_POLL_POLLIN, 0, 6));
+	setup_add(q, poll_ukevent(fd, KEVENT_POLL_POLLIN, 0, 6));
 	close(p[0]);
 	close(p[1]);
 	is_int(harvest(q, uk, 4), 1, "closed pipe: one BROKEN report");
@@ -175,8 +180,8 @@ static void test_two_queues(void)
 	struct ukevent uk;
 	uint64_t one = 1;
 
-	add1(q1, poll_ukevent(efd, KEVENT_POLL_POLLIN, KEVENT_REQ_ET, 7));
-	add1(q2, poll_ukevent(efd, KEVENT_POLL_POLLIN, KEVENT_REQ_ET, 8));
+	setup_add(q1, poll_ukevent(efd, KEVENT_POLL_POLLIN, KEVENT_REQ_ET, 7));
+	setup_add(q2, poll_ukevent(efd, KEVENT_POLL_POLLIN, KEVENT_REQ_ET, 8));
 	if (write(efd, &one, sizeof(one)) != sizeof(one))
 		bail_out("write");
 	is_int(wait1(q1, &uk, 2000), 1, "two queues: the first is notified");
@@ -194,9 +199,9 @@ static void test_nested_queue(void)
 	int outer = anchored_queue(), inner = anchored_queue();
 	struct ukevent uk;
 
-	add1(outer, poll_ukevent(inner, KEVENT_POLL_POLLIN, 0, 9));
+	setup_add(outer, poll_ukevent(inner, KEVENT_POLL_POLLIN, 0, 9));
 	is_int(harvest(outer, &uk, 1), 0, "nested: inner queue empty");
-	add1(inner, timer_ms(20, KEVENT_REQ_ONESHOT, 10));
+	setup_add(inner, timer_ms(20, KEVENT_REQ_ONESHOT, 10));
 	is_int(wait1(outer, &uk, 2000), 1,
 	       "nested: the inner queue's timer makes the outer one ready");
 	ok(uk.user[0] == 9 && (uk.ret_data[0] & POLLIN),
@@ -221,12 +226,13 @@ static void test_epoll(void)
 	is_int(epoll_ctl(ep, EPOLL_CTL_ADD, q, &ev), 0,
 	       "epoll: a kevent queue can be added to epoll");
 	is_int(epoll_wait(ep, &out, 1, 0), 0, "epoll: queue not ready yet");
-	add1(q, timer_ms(20, KEVENT_REQ_ONESHOT, 11));
+	setup_add(q, timer_ms(20, KEVENT_REQ_ONESHOT, 11));
 	is_int(epoll_wait(ep, &out, 1, 2000), 1,
 	       "epoll: the queue's timer makes epoll ready");
 
 	ev.data.fd = efd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev);
+	must(!epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev), "epoll_ctl: %s",
+	     strerror(errno));
 	uk = poll_ukevent(ep, KEVENT_POLL_POLLIN, KEVENT_REQ_ET, 12);
 	is_int(ctl1(q, KEVENT_CTL_ADD, &uk), 1,
 	       "epoll in kevent, in a cycle: ready at once, copied back");
@@ -246,7 +252,10 @@ static void test_epoll(void)
 	close(q);
 }
 
-/* MODIFY changes the bits; READY forces a report. */
+/*
+ * MODIFY changes the bits, both ways: a write end with room never has
+ * POLLIN, and always has POLLOUT.  READY forces a report.
+ */
 static void test_modify_ready(void)
 {
 	int q = anchored_queue(), p[2];
@@ -254,21 +263,32 @@ static void test_modify_ready(void)
 
 	if (pipe(p))
 		bail_out("pipe");
-	add1(q, poll_ukevent(p[0], KEVENT_POLL_POLLIN, 0, 13));
-	uk = poll_ukevent(p[0], KEVENT_POLL_POLLIN, 0, 13);
-	uk.event = KEVENT_POLL_POLLIN | KEVENT_POLL_POLLOUT;
-	is_int(ctl1(q, KEVENT_CTL_MODIFY, &uk), 1, "MODIFY returns num");
+	is_int(add1(q, poll_ukevent(p[1], KEVENT_POLL_POLLIN, 0, 13)), 0,
+	       "POLLIN on a write end: registered, not ready");
+	is_int(harvest(q, &uk, 1), 0, "POLLIN on a write end: nothing to report");
+	uk = poll_ukevent(p[1], KEVENT_POLL_POLLOUT, 0, 13);
+	is_int(ctl1(q, KEVENT_CTL_MODIFY, &uk), 1, "MODIFY to POLLOUT returns num");
+	is_int(uk.ret_flags, KEVENT_RET_DONE, "MODIFY: the entry has DONE");
+	is_int(harvest(q, &uk, 1), 1,
+	       "MODIFY to POLLOUT: the write end with room is ready at once");
+	ok(uk.user[0] == 13 && uk.ret_flags == KEVENT_RET_DONE &&
+	   (uk.ret_data[0] & POLLOUT) && !(uk.ret_data[0] & POLLIN),
+	   "MODIFY to POLLOUT: reported with POLLOUT (%#x)", uk.ret_data[0]);
+	uk = poll_ukevent(p[1], KEVENT_POLL_POLLIN, 0, 13);
+	is_int(ctl1(q, KEVENT_CTL_MODIFY, &uk), 1,
+	       "MODIFY back to POLLIN returns num");
 	is_int(harvest(q, &uk, 1), 0,
-	       "MODIFY: a read end never has POLLOUT: still not ready");
+	       "MODIFY back to POLLIN: level requeue dropped, nothing reported");
+
 	uk = poll_ukevent(p[1], KEVENT_POLL_POLLOUT, 0, 14);
 	is_int(ctl1(q, KEVENT_CTL_ADD, &uk), 1,
 	       "ADD: a write end with room is ready at once, copied back");
 	ok(uk.ret_flags == KEVENT_RET_DONE && uk.ret_data[0] == POLLOUT,
 	   "ADD: ... with DONE and POLLOUT in ret_data[0]");
-	uk = poll_ukevent(p[0], KEVENT_POLL_POLLIN, 0, 13);
-	is_int(ctl1(q, KEVENT_CTL_READY, &uk), 0, "READY of the read end");
+	uk = poll_ukevent(p[1], KEVENT_POLL_POLLIN, 0, 13);
+	is_int(ctl1(q, KEVENT_CTL_READY, &uk), 0, "READY of the POLLIN one");
 	is_int(harvest(q, &uk, 1), 1,
-	       "READY: reported though the pipe is empty");
+	       "READY: reported though a write end is never readable");
 	close(p[0]);
 	close(p[1]);
 	close(q);
@@ -276,7 +296,7 @@ static void test_modify_ready(void)
 
 int main(void)
 {
-	plan(52);
+	plan(58);
 	kevent_require();
 	tap_watchdog(18);
 	test_eventfd();

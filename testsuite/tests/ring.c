@@ -5,6 +5,10 @@
 #include "../lib/tap.h"
 #include "../lib/kevent_sys.h"
 
+/* ADD of one registration a test needs: bail out if it fails. */
+#define setup_add(fd, uk) \
+	must(add1((fd), (uk)) == 0, "setup ADD: %s", strerror(errno))
+
 /*
  * The consumer's view: pos counts committed slots since init, wpos the
  * slots the kernel wrote.  uidx = pos % size, over = pos / size.
@@ -115,8 +119,8 @@ static void test_wait_copies(void)
 
 	rq_open(&q, 8);
 	for (i = 1; i <= 3; i++)
-		add1(q.fd, timer_ukevent(0, 10000000U + (__u32)i,
-					 KEVENT_REQ_ONESHOT, (__u64)i));
+		setup_add(q.fd, timer_ukevent(0, 10000000U + (__u32)i,
+					      KEVENT_REQ_ONESHOT, (__u64)i));
 	msleep(60);
 	n = sys_kevent_wait(q.fd, 8, 0, TSP(1, 0), 0);
 	is_int(n, 3, "kevent_wait moves the 3 ready events into the ring");
@@ -163,7 +167,7 @@ static void test_old_uidx(void)
 	long long start;
 
 	rq_open(&q, 4);
-	add1(q.fd, timer_ms(100000, 0, 1));
+	setup_add(q.fd, timer_ms(100000, 0, 1));
 	start = now_ns();
 	is_int(sys_kevent_wait(q.fd, 4, 3, TSP(3, 0), 0), 0,
 	       "old_uidx 3 != uidx 0: kevent_wait returns 0");
@@ -226,8 +230,8 @@ static void test_ring_full(void)
 
 	rq_open(&q, 4);
 	for (i = 0; i < 10; i++)
-		add1(q.fd, timer_ukevent(0, 10000000U + (__u32)i,
-					 KEVENT_REQ_ONESHOT, (__u64)i));
+		setup_add(q.fd, timer_ukevent(0, 10000000U + (__u32)i,
+					      KEVENT_REQ_ONESHOT, (__u64)i));
 	msleep(80);
 	n = sys_kevent_wait(q.fd, 4, 0, TSP(1, 0), 0);
 	is_int(n, 4, "ring of 4, 10 ready: kevent_wait fills the 4 slots");
@@ -276,7 +280,7 @@ static void test_no_loss_periodic(void)
 
 	rq_open(&q, 2);
 	t0 = mono_ms32();
-	add1(q.fd, timer_ms(5, 0, 1));
+	setup_add(q.fd, timer_ms(5, 0, 1));
 	for (i = 0; i < 6; i++) {
 		while (q.wpos - q.pos < q.size) {
 			n = sys_kevent_wait(q.fd, 2, rq_uidx(&q), TSP(1, 0), 0);

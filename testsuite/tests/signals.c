@@ -301,7 +301,8 @@ static void test_flags(void)
 
 	/* MODIFY back with ONESHOT: sends meanwhile make it ready at once. */
 	uk = sig_ukevent(SIGUSR1, 1, KEVENT_REQ_ET, 2);
-	ctl1(fd, KEVENT_CTL_MODIFY, &uk);
+	must(ctl1(fd, KEVENT_CTL_MODIFY, &uk) == 1 &&
+	     uk.ret_flags == KEVENT_RET_DONE, "MODIFY back to DELIVERY");
 	send_self(SIGUSR1);
 	send_self(SIGUSR1);
 	is_int(hits[SIGUSR1], 1, "MODIFY back: NOMASK takes the signal again");
@@ -450,7 +451,8 @@ static void test_threads(void)
 	is_int(add1(fd, uk), 0,
 	       "thread exit: the registration is gone (ADD again works)");
 	uk = sig_ukevent(SIGUSR2, 1, 0, 77);
-	ctl1(fd, KEVENT_CTL_REMOVE, &uk);
+	must(ctl1(fd, KEVENT_CTL_REMOVE, &uk) == 1 &&
+	     uk.ret_flags == KEVENT_RET_DONE, "REMOVE of the re-added one");
 
 	/* A new thread does not inherit the main thread's kevents. */
 	is_int(add1(fd, sig_ukevent(SIGUSR2, 1, 0, 78)), 0,
