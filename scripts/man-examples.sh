@@ -20,6 +20,13 @@
 #	scripts/man-examples.sh check	exit 1, naming the page, if a quote
 #					differs from examples/X or if
 #					examples/X does not exist
+#
+# check also checks the form of every examples/*.c, quoted or not: the
+# first line is "/* SPDX-License-Identifier: MIT */" (the programs are
+# meant to be copied), the opening comment says what the program
+# illustrates ("Illustrates PAGE(N)") and how to build it ("Build"), and
+# no line has a tab or more than 72 columns, so that a quoted program
+# fits 80 columns once man(1) has indented it.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,6 +49,22 @@ escape() {
 }
 
 status=0
+if [ "$mode" = check ]; then
+	for ex in "$top"/examples/*.c; do
+		rel=${ex#"$top"/}
+		[ "$(head -n 1 "$ex")" = "/* SPDX-License-Identifier: MIT */" ] ||
+			{ echo "$rel: the first line must be /* SPDX-License-Identifier: MIT */"; status=1; }
+		sed -n '1,/\*\//p' "$ex" | grep -q 'Illustrates [a-z_]*([0-9]' ||
+			{ echo "$rel: the opening comment must say which page it illustrates"; status=1; }
+		sed -n '1,/\*\//p' "$ex" | grep -q 'Build' ||
+			{ echo "$rel: the opening comment must say how to build it"; status=1; }
+		awk -v f="$rel" '
+			/\t/ { printf "%s:%d: tab (indent with 4 spaces)\n", f, NR; bad = 1 }
+			length > 72 { printf "%s:%d: %d columns (72 at most)\n", f, NR, length; bad = 1 }
+			END { exit bad }
+		' "$ex" || status=1
+	done
+fi
 for page in $(find "$top/man" -type f | sort); do
 	grep -q '^\.\\" SRC BEGIN (' "$page" || continue
 	rel=${page#"$top"/}
