@@ -13,7 +13,8 @@
  * so call kevent_probe() once before any wrapper: it asks the running
  * kernel, through /dev/kevent, whether it provides kevent at exactly
  * these numbers, and never calls a system call by number itself.
- * See kevent(7).
+ * See kevent(7), kevent_probe(3), and the page of each system call
+ * (man kevent_init, ...), which documents its wrapper.
  *
  * C99 or C++; define _GNU_SOURCE or _DEFAULT_SOURCE before the first
  * #include, as syscall(2) asks.

@@ -1,11 +1,13 @@
 #!/bin/sh
-# Install or uninstall the manual and the UAPI header.
+# Install or uninstall the manual and the two headers.
 #
 #   scripts/install.sh install|uninstall DESTDIR MANDIR INCLUDEDIR
 #
-# Pages go to MANDIR/man2, man2const, man3type and man7 as in man/; the
-# header to INCLUDEDIR/linux/kevent.h.  uninstall removes exactly the
-# files install would write.
+# Pages go to MANDIR/man2, man2const, man2type, man3, man3const and man7,
+# as they are in man/; the UAPI header to INCLUDEDIR/linux/kevent.h and
+# the user-space header (the system call numbers, kevent_probe() and the
+# wrappers) to INCLUDEDIR/kevent.h.  uninstall removes exactly the files
+# install would write.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,12 +23,13 @@ install)
 		install -D -m 644 "$page" "$mandir/${page#man/}"
 	done
 	install -D -m 644 include/uapi/linux/kevent.h "$includedir/linux/kevent.h"
+	install -D -m 644 include/kevent.h "$includedir/kevent.h"
 	;;
 uninstall)
 	for page in man/*/*; do
 		rm -f "$mandir/${page#man/}"
 	done
-	rm -f "$includedir/linux/kevent.h"
+	rm -f "$includedir/linux/kevent.h" "$includedir/kevent.h"
 	;;
 *)
 	echo "usage: $0 install|uninstall DESTDIR MANDIR INCLUDEDIR" >&2
