@@ -75,8 +75,8 @@ check "MANPATH=man man -w kevent_wait finds the page" \
 	env MANPATH="$top/man" man -w kevent_wait
 check "MANPATH=man man -w 2const KEVENT_REQ_ET finds the page" \
 	env MANPATH="$top/man" man -w 2const KEVENT_REQ_ET
-check "MANPATH=man man -w 3type ukevent finds the page" \
-	env MANPATH="$top/man" man -w 3type ukevent
+check "MANPATH=man man -w 2type ukevent finds the page" \
+	env MANPATH="$top/man" man -w 2type ukevent
 check "every example a page quotes is identical to examples/" \
 	scripts/man-examples.sh check
 check "the HTML manual in doc/html is built from the current pages" \
