@@ -1,86 +1,62 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# man-coverage.sh: check that every constant of the UAPI header is
-# documented, that is, appears in bold on at least one page under man/.
+# man-coverage.sh: check that every name the headers give a program can
+# be looked up in the manual by that exact name, as a reader would:
 #
-# The names are every "#define NAME" of include/uapi/linux/kevent.h,
-# except the include guard and the private __KEVENT_* helpers.
-# Bold text is what the page source sets in bold: every argument of .B,
-# the odd arguments of .BR and .BI, the even ones of .RB and .IB, and
-# the text after a \fB or \f[B] escape up to the next font change.
+#	man -I -w NAME
 #
-# Prints each undocumented name and exits 1 if there is any.
+# (-I: case-sensitive, so that KEVENT_SOCKET is not found through
+# kevent_socket(7) by man-db's case-insensitive fallback).
+#
+# The names are those of include/uapi/linux/kevent.h and include/kevent.h:
+# every "#define NAME" except the include guards and the private
+# __KEVENT_* helpers, every "struct NAME {", and every function of
+# <kevent.h>.  A name is found through its own page or through an alias
+# page (a one-line .so) named after it.
+#
+# Usage: scripts/man-coverage.sh [MANDIR | --installed]
+#	MANDIR is the manual to search, man/ of the checkout by default;
+#	give the installed one ($DESTDIR$PREFIX/share/man) to check an
+#	installation.  --installed installs the manual with
+#	scripts/install.sh into a scratch DESTDIR and searches that.
+#
+# Prints each name that man(1) cannot find and exits 1 if there is any.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-header="$top/include/uapi/linux/kevent.h"
+mandir=${1:-$top/man}
+if [ "$mandir" = --installed ]; then
+	dest=$(mktemp -d)
+	trap 'rm -rf "$dest"' EXIT
+	"$top/scripts/install.sh" install "$dest" /usr/share/man /usr/include ||
+		{ echo "man-coverage: scripts/install.sh failed"; exit 1; }
+	mandir=$dest/usr/share/man
+fi
+headers="$top/include/uapi/linux/kevent.h $top/include/kevent.h"
 
-[ -r "$header" ] || { echo "man-coverage: $header not found"; exit 1; }
-
-names=$(sed -n 's/^[[:space:]]*#[[:space:]]*define[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$header" |
-	grep -v '^_UAPI_LINUX_KEVENT_H$' | grep -v '^__KEVENT' | sort -u)
-
-pages=$(find "$top/man" -type f | sort)
-[ -n "$pages" ] || { echo "man-coverage: no pages under man/"; exit 1; }
-
-bold=$(mktemp)
-trap 'rm -f "$bold"' EXIT
+command -v man >/dev/null 2>&1 || {
+	echo "man-coverage: man(1) is not installed (apt-get install -y man-db)"
+	exit 1
+}
+for h in $headers; do
+	[ -r "$h" ] || { echo "man-coverage: $h not found"; exit 1; }
+done
+[ -d "$mandir" ] || { echo "man-coverage: no manual in $mandir"; exit 1; }
 
 # shellcheck disable=SC2086
-awk '
-# Split the arguments of a macro line as roff does: blanks separate,
-# double quotes group, "" inside quotes is a quote.
-function split_args(s, a,    n, i, c, cur, q, have) {
-	n = 0; cur = ""; q = 0; have = 0
-	for (i = 1; i <= length(s); i++) {
-		c = substr(s, i, 1)
-		if (q) {
-			if (c == "\"") {
-				if (substr(s, i + 1, 1) == "\"") { cur = cur "\""; i++ }
-				else q = 0
-			} else cur = cur c
-		} else if (c == " " || c == "\t") {
-			if (have) { a[++n] = cur; cur = ""; have = 0 }
-		} else if (c == "\"" && !have) {
-			q = 1; have = 1
-		} else { cur = cur c; have = 1 }
-	}
-	if (have) a[++n] = cur
-	return n
-}
-function emit(t) { print t }
-# Text set bold by \fB / \f[B] escapes.
-function escapes(s,    rest, i, seg, j) {
-	rest = s
-	while ((i = match(rest, /\\f(B|\[B\])/)) > 0) {
-		rest = substr(rest, i + RLENGTH)
-		j = match(rest, /\\f/)
-		seg = j ? substr(rest, 1, j - 1) : rest
-		emit(seg)
-	}
-}
-{
-	line = $0
-	if (line ~ /^[.\x27](B|BR|RB|BI|IB)([ \t]|$)/) {
-		mac = line; sub(/^[.\x27]/, "", mac); sub(/[ \t].*/, "", mac)
-		rest = line; sub(/^[.\x27][A-Z]+[ \t]*/, "", rest)
-		n = split_args(rest, arg)
-		for (k = 1; k <= n; k++) {
-			if (mac == "B" ||
-			    ((mac == "BR" || mac == "BI") && k % 2 == 1) ||
-			    ((mac == "RB" || mac == "IB") && k % 2 == 0))
-				emit(arg[k])
-		}
-	}
-	escapes(line)
-}
-' $pages | tr -c 'A-Za-z0-9_\n' '\n' | grep -v '^$' | sort -u >"$bold"
+names=$( {
+	sed -n 's/^[[:space:]]*#[[:space:]]*define[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' $headers
+	sed -n 's/^[^*]*struct[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]*{.*/\1/p' $headers
+	sed -n 's/^static inline [a-z ]*[ *]\([a-z_][a-z0-9_]*\)(.*/\1/p' "$top/include/kevent.h"
+} | grep -v '_H$' | grep -v '^__KEVENT' | sort -u)
+
+[ -n "$names" ] || { echo "man-coverage: no names found in the headers"; exit 1; }
 
 missing=0
 for n in $names; do
-	if ! grep -qx "$n" "$bold"; then
-		echo "man-coverage: $n is not documented (in bold) on any page"
+	if ! MANPATH=$mandir man -I -w "$n" >/dev/null 2>&1; then
+		echo "man-coverage: man -w $n finds no page in $mandir"
 		missing=1
 	fi
 done

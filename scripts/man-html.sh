@@ -38,7 +38,7 @@ build() {
 	done
 	{
 		printf '<!DOCTYPE html>\n<html><head><meta charset="utf-8">\n<title>kevent for Linux 6.1: the manual</title></head>\n<body>\n<h1>kevent for Linux 6.1: the manual</h1>\n'
-		for sect in 7 2 2type 2const; do
+		for sect in 7 2 3 2type 2const; do
 			printf '<h2>Section %s</h2>\n<ul>\n' "$sect"
 			for page in man*/*."$sect"; do
 				file=${page#*/}

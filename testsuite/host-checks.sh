@@ -70,13 +70,18 @@ checkpatch() {
 check "checkpatch --strict reports nothing on the series" checkpatch
 
 check "groff -ww and mandoc -Tlint report nothing on any page" scripts/man-lint.sh
-check "every constant of the UAPI header is documented on a page" scripts/man-coverage.sh
+check "every name of both headers has a page: MANPATH=man man -I -w NAME" \
+	scripts/man-coverage.sh
+check "every name of both headers has a page after make install" \
+	scripts/man-coverage.sh --installed
 check "MANPATH=man man -w kevent_wait finds the page" \
 	env MANPATH="$top/man" man -w kevent_wait
 check "MANPATH=man man -w 2const KEVENT_REQ_ET finds the page" \
 	env MANPATH="$top/man" man -w 2const KEVENT_REQ_ET
 check "MANPATH=man man -w 2type ukevent finds the page" \
 	env MANPATH="$top/man" man -w 2type ukevent
+check "MANPATH=man man -w 3 kevent_probe finds the page" \
+	env MANPATH="$top/man" man -w 3 kevent_probe
 check "every example a page quotes is identical to examples/" \
 	scripts/man-examples.sh check
 check "the HTML manual in doc/html is built from the current pages" \
