@@ -9,7 +9,12 @@
 #   mandoc -Tlint -W warning
 #   a few checks of man-pages style (see man-pages(7)): the header lines,
 #   .TH naming the file, no .PP, no blank lines outside .EX/.EE, no
-#   trailing blanks, .so targets that exist.
+#   trailing blanks, .so targets that exist, the sections in the order
+#   of man-pages(7), ERRORS in alphabetical order (by the first tag of
+#   each entry, within each list), SEE ALSO sorted by section and then
+#   by name, no .TP tag that joins several names with commas (use .TQ),
+#   and every cross-reference NAME(SECTION) found by man -w, in man/ or
+#   on the system.
 #
 # Prints every message and exits 1 if there was any.
 #
@@ -33,7 +38,75 @@ for tool in groff mandoc; do
 done
 
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+known=$(mktemp)
+trap 'rm -f "$out" "$known"' EXIT
+
+# style PAGE: section order, ERRORS order, SEE ALSO order, .TQ.
+style() {
+	awk -v p="$1" '
+	BEGIN {
+		n = split("NAME LIBRARY SYNOPSIS CONFIGURATION DESCRIPTION " \
+			"OPTIONS EXIT_STATUS RETURN_VALUE ERRORS ENVIRONMENT " \
+			"FILES ATTRIBUTES VERSIONS STANDARDS HISTORY NOTES " \
+			"CAVEATS BUGS EXAMPLES AUTHORS REPORTING_BUGS " \
+			"COPYRIGHT SEE_ALSO", order, " ")
+		for (i = 1; i <= n; i++)
+			rank[order[i]] = i
+		last = 0
+	}
+	function flush_errors() { prev_err = "" }
+	/^\.SH / {
+		name = substr($0, 5); gsub(/"/, "", name)
+		key = name; gsub(/ /, "_", key)
+		if (!(key in rank))
+			printf "%s:%d: unknown section %s\n", p, NR, name
+		else if (rank[key] < last)
+			printf "%s:%d: section %s out of the order of man-pages(7)\n", p, NR, name
+		else
+			last = rank[key]
+		sect = name
+		flush_errors()
+		next
+	}
+	/^\.SS / { flush_errors(); next }
+	sect == "ERRORS" && /^\.TP/ { want_tag = 1; next }
+	sect == "ERRORS" && want_tag && /^\.B / {
+		want_tag = 0
+		e = $2
+		if (prev_err != "" && e < prev_err)
+			printf "%s:%d: ERRORS: %s after %s (keep them in alphabetical order)\n", p, NR, e, prev_err
+		prev_err = e
+		next
+	}
+	{ want_tag_prev = want_tag }
+	/^\.TP/ { tp = 1; next }
+	tp && /^\.(B|BR|I|IR|RB|RI) .*", "/ {
+		printf "%s:%d: several names in one .TP tag: use .TQ\n", p, NR
+	}
+	{ tp = 0 }
+	sect == "SEE ALSO" && /^\.BR / {
+		nm = $2; sc = $3; gsub(/[(),]/, "", sc)
+		k = sc " " tolower(nm)
+		if (prev_see != "" && k < prev_see)
+			printf "%s:%d: SEE ALSO: %s(%s) out of order (sort by section, then name)\n", p, NR, nm, sc
+		prev_see = k
+	}
+	' "$1"
+}
+
+# xrefs PAGE: every .BR NAME (SECTION) names a page that man -w finds.
+xrefs() {
+	sed -n 's/^\.BR \([A-Za-z_][A-Za-z0-9_.]*\) (\([0-9][a-z]*\)).*/\1 \2/p' "$1" |
+	sort -u | while read -r name sec; do
+		grep -qx "$name $sec" "$known" && continue
+		if [ -f "$top/man/man$sec/$name.$sec" ] ||
+		   man -w "$sec" "$name" >/dev/null 2>&1; then
+			echo "$name $sec" >>"$known"
+		else
+			echo "$1: $name($sec) is neither in man/ nor found by man -w"
+		fi
+	done
+}
 
 for page in $pages; do
 	[ -f "$page" ] || { echo "$page: no such page" >>"$out"; continue; }
@@ -68,6 +141,8 @@ for page in $pages; do
 			/^$/ && !ex { printf "%s:%d: blank line (use .P)\n", p, NR }
 			/[ \t]$/ { printf "%s:%d: trailing white space\n", p, NR }
 		' "$page" >>"$out"
+		style "$page" >>"$out"
+		xrefs "$page" >>"$out"
 	fi
 
 	groff -t -man -ww -z "$page" >>"$out" 2>&1

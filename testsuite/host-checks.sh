@@ -1,8 +1,9 @@
 #!/bin/sh
 # Checks that run on the host, as TAP: the UAPI header in every language
 # mode users build it in, the ABI layout for 64 and 32 bits, checkpatch on
-# the series, and the manual (lint, constants documented, quoted examples
-# identical to examples/).
+# the series, and the manual (lint, every name of the headers found by
+# man -w, SYNOPSIS and fragments compiled, quoted examples identical to
+# examples/).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -82,6 +83,8 @@ check "MANPATH=man man -w 2type ukevent finds the page" \
 	env MANPATH="$top/man" man -w 2type ukevent
 check "MANPATH=man man -w 3 kevent_probe finds the page" \
 	env MANPATH="$top/man" man -w 3 kevent_probe
+check "every SYNOPSIS, fragment and example compiles with the installed headers" \
+	scripts/man-synopsis.sh
 check "every example a page quotes is identical to examples/" \
 	scripts/man-examples.sh check
 check "the HTML manual in doc/html is built from the current pages" \
