@@ -24,6 +24,11 @@ EXAMPLES	:= $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 TESTS		:= $(patsubst testsuite/tests/%.c,%,$(wildcard testsuite/tests/*.c))
 PROGRAMS	:= $(addprefix $(GUEST_BIN)/,$(EXAMPLES) $(TESTS) \
 		   $(addsuffix -m32,$(TESTS)))
+# Examples that a test runs instead of tests.list (socket runs evserver).
+HELPERS		:= evserver
+# What the guest must run, one "NAME KIND" a line: every example, every
+# test and its -m32 twin.  report.py fails a program missing from the log.
+EXPECTED	:= $(BUILD)/guest/expected
 PROG_DEPS	:= include/kevent.h include/uapi/linux/kevent.h $(wildcard testsuite/lib/*.h)
 
 .PHONY: all deps kernel programs initramfs check run shell install \
@@ -38,6 +43,11 @@ kernel:
 	@scripts/kernel.sh
 
 programs: $(PROGRAMS)
+	@printf '%s example\n' $(sort $(filter-out $(HELPERS),$(EXAMPLES))) \
+		>$(EXPECTED).tmp
+	@printf '%s tap\n' $(sort $(TESTS) $(addsuffix -m32,$(TESTS))) \
+		>>$(EXPECTED).tmp
+	@mv $(EXPECTED).tmp $(EXPECTED)
 
 $(GUEST_BIN)/%: examples/%.c $(PROG_DEPS)
 	@mkdir -p $(@D)

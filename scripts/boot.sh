@@ -15,7 +15,9 @@ log=$2
 limit=${3:-900}
 kernel=${KERNEL:-$build/obj${VARIANT:+-$VARIANT}/arch/x86/boot/bzImage}
 initrd=${INITRD:-$build/initramfs.cpio}
-append="console=ttyS0 panic=-1 oops=panic loglevel=4 kevent.mode=$mode ${APPEND:-}"
+# loglevel=5: the console shows KERN_WARNING and above, so a WARNING
+# reaches the log even if the guest dies before /init dumps the log.
+append="console=ttyS0 panic=-1 oops=panic loglevel=5 kevent.mode=$mode ${APPEND:-}"
 
 accel() {
 	if [ -n "${ACCEL:-}" ]; then
@@ -37,6 +39,8 @@ accel() {
 }
 
 a=$(accel)
+# /init prints it for the report (### ENV accel).
+append="$append kevent.accel=$a"
 echo "boot: $mode with $a, limit ${limit}s, log ${log#"$top"/}" >&2
 if [ "$mode" = shell ]; then
 	exec qemu-system-x86_64 -accel "$a" -smp 2,sockets=2 -m 512 -kernel "$kernel" \
@@ -56,5 +60,7 @@ timeout "$limit" qemu-system-x86_64 -accel "$a" -smp 2,sockets=2 -m 512 \
 	-append "$append" </dev/null 2>&1 | tee "$log" | show
 status=${PIPESTATUS[0]}
 set -e
+# For the report: how QEMU ended (124: the time limit ran out).
+echo "### HOST qemu-exit $status limit $limit" >>"$log"
 [ "$status" -eq 0 ] || echo "boot: QEMU ended with status $status" >&2
 exit "$status"

@@ -14,18 +14,34 @@ stage() {
 	printf '== [%4ds] %s\n' "$(($(date +%s) - start))" "$*"
 }
 
+# A step that must work for anything to run: when it fails, the report
+# is one failure, still ending with the summary line.
+step() {
+	what=$1
+	shift
+	"$@" && return 0
+	status=$?
+	echo "FAIL build: $what failed (exit status $status; its output is above)"
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
 stage "packages"
-scripts/deps.sh
+step "installing the packages (scripts/deps.sh)" scripts/deps.sh
 stage "kernel"
-scripts/kernel.sh
+step "the kernel (scripts/kernel.sh)" scripts/kernel.sh
 stage "test programs"
-make -s --no-print-directory programs
+rm -f "$build/guest/expected"
+step "the test programs (make programs)" \
+	make -s --no-print-directory programs
 stage "initramfs"
-make -s --no-print-directory initramfs
+step "the initramfs (make initramfs)" \
+	make -s --no-print-directory initramfs
 stage "host checks"
 testsuite/host-checks.sh >"$build/host.tap" 2>&1 || true
 stage "guest: boot and run the tests"
 rm -f "$build/guest.log"
 scripts/boot.sh check "$build/guest.log" "${CHECK_TIME_LIMIT:-1500}" || true
 stage "report (guest log: $build/guest.log)"
-exec testsuite/report.py --host "$build/host.tap" "$build/guest.log"
+exec testsuite/report.py --expected "$build/guest/expected" \
+	--host "$build/host.tap" "$build/guest.log"
