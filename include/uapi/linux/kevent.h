@@ -4,33 +4,15 @@
  *
  * This is the only definition of the kevent user-space ABI: the kernel
  * build copies this file into the tree, and applications copy it into
- * theirs.  See kevent(7).
+ * theirs.  The system call numbers, the wrappers and the probe that
+ * tells whether the running kernel has kevent are in <kevent.h>, the
+ * user-space header of this project.  See kevent(7).
  */
 #ifndef _UAPI_LINUX_KEVENT_H
 #define _UAPI_LINUX_KEVENT_H
 
 #include <linux/ioctl.h>
 #include <linux/types.h>
-
-/*
- * System call numbers, where the C library's headers have none yet: the
- * same on x86-64, i386 and every architecture of the generic table.  The
- * kernel has its own, from the syscall tables.
- */
-#ifdef __KERNEL__
-#elif defined(__x86_64__) && defined(__ILP32__)
-#define __KEVENT_NR_BASE	(0x40000000 + 451)	/* x32 */
-#elif defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
-	defined(__riscv) || defined(__loongarch__)
-#define __KEVENT_NR_BASE	451
-#endif
-#if defined(__KEVENT_NR_BASE) && !defined(__NR_kevent_init)
-#define __NR_kevent_init	(__KEVENT_NR_BASE + 0)
-#define __NR_kevent_ctl		(__KEVENT_NR_BASE + 1)
-#define __NR_kevent_get_events	(__KEVENT_NR_BASE + 2)
-#define __NR_kevent_wait	(__KEVENT_NR_BASE + 3)
-#define __NR_kevent_commit	(__KEVENT_NR_BASE + 4)
-#endif
 
 /* Event types: ukevent.type. */
 #define KEVENT_SOCKET		0
