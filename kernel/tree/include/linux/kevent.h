@@ -7,7 +7,9 @@
 
 #include <linux/fs.h>
 #include <linux/list.h>
+#include <linux/lockdep.h>
 #include <linux/rbtree.h>
+#include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <uapi/linux/kevent.h>
@@ -20,15 +22,19 @@ struct kevent_queue;
  * @lock: protects @list; taken with interrupts disabled, because objects
  *	notify from any context
  * @list: attached kevents, linked by &kevent.storage_entry
+ * @rcu: frees the storage an RCU grace period after its object went away
  *
- * Embedded in the watched object.  Its memory must stay valid for an RCU
- * grace period after kevent_storage_fini(), because a queue that removes a
- * kevent concurrently may still be about to take @lock.
+ * An object that kevents watch points to its storage, which the first
+ * registration allocates (kevent_storage_get()) and the object's death
+ * releases (kevent_storage_release()).  The storage outlives the object
+ * by an RCU grace period, because a queue that detaches a kevent at that
+ * moment may still be about to take @lock.
  */
 struct kevent_storage {
 	/* protects list */
 	spinlock_t lock;
 	struct list_head list;
+	struct rcu_head rcu;
 };
 
 /* Userspace may not add kevents of this type (take28). */
@@ -38,22 +44,31 @@ struct kevent_storage {
 
 /**
  * struct kevent_callbacks - what an event source does for the core
- * @enqueue: validate @k and attach it to its object.  Return positive if
- *	the object is ready now (at ADD), 0 if not, or a negative errno,
- *	which is reported to userspace in ret_data[1]; on error @k is left
- *	attached to nothing.  Only the state of
- *	the object counts: an event that merely happens during the call,
- *	such as a timer expiring, is queued by its notification.
+ * @validate: optional; is @uk a request this source accepts?  Checks the
+ *	id, event and req_flags, at ADD before anything is allocated and
+ *	again at MODIFY; returns 0 or a negative errno.
+ * @enqueue: attach @k to its object.  Return positive if the object is
+ *	ready now, 0 if not, or a negative errno, which is reported to
+ *	userspace in ret_data[1].  Only the state of the object counts: an
+ *	event that merely happens during the call, such as a timer
+ *	expiring, is queued by its notification.  @k may have been attached
+ *	and notified (put on the ready list) before @enqueue fails; it
+ *	must be detached again by then: the core takes it off the ready
+ *	list and frees it.
  * @dequeue: detach @k from its object; once it returns, the source no
  *	longer refers to @k
  * @unhook: optional; undo what @enqueue hooked into the object besides
  *	the storage.  Called once, under the storage lock, when @k is
- *	detached from its storage, by kevent_storage_detach() or
- *	kevent_storage_fini().
+ *	detached from its storage.
+ * @event: optional; an object notified @k, with the storage lock held,
+ *	in any context: account what @hint says happened and return
+ *	positive if @k is ready, 0 if not, a negative errno if the object
+ *	is broken.  Without @event, every notification makes @k ready.
  * @check: is @k ready?  Positive if ready, 0 if not, a negative errno if
- *	the object is broken.  Called in process context, without the
- *	storage lock, at MODIFY and before reports that need a recheck;
- *	may set k->uk.ret_data.
+ *	the object is broken.  Called in process context with the queue's
+ *	mutex held and no spinlock, at MODIFY and before reports that need
+ *	a recheck; may set k->uk.ret_data.
+ * @modified: optional; MODIFY changed k->uk.event or k->uk.req_flags
  * @fill: optional; complete the copy of @k that is about to be reported
  *	in @out, without consuming anything.  Called under the queue's ready
  *	lock with interrupts disabled.
@@ -66,10 +81,13 @@ struct kevent_storage {
  * in the manner of FreeBSD's filterops.
  */
 struct kevent_callbacks {
+	int (*validate)(const struct ukevent *uk);
 	int (*enqueue)(struct kevent *k);
 	void (*dequeue)(struct kevent *k);
 	void (*unhook)(struct kevent *k);
+	int (*event)(struct kevent *k, void *hint);
 	int (*check)(struct kevent *k);
+	void (*modified)(struct kevent *k);
 	void (*fill)(struct kevent *k, struct ukevent *out);
 	void (*delivered)(struct kevent *k, const struct ukevent *out);
 	size_t priv_size;
@@ -78,8 +96,10 @@ struct kevent_callbacks {
 
 /**
  * struct kevent - one registration
- * @index_node: in the queue's index, under the queue's mutex
- * @ready_entry: on the queue's ready list, under the queue's ready lock
+ * @index_node: in the queue's index, under the queue's mutex and index
+ *	lock; cleared once out of the index
+ * @ready_entry: on the queue's ready list, or on the list of a harvest
+ *	that holds it, under the queue's ready lock
  * @storage_entry: on &kevent_storage.list, under its lock
  * @st: the storage @k is attached to, or NULL once detached
  * @queue: the queue @k belongs to
@@ -105,13 +125,36 @@ static inline void *kevent_priv(struct kevent *k)
 	return k->priv;
 }
 
-void kevent_storage_init(struct kevent_storage *st);
-void kevent_storage_fini(struct kevent_storage *st);
+struct kevent_storage *__kevent_storage_alloc(struct lock_class_key *key);
+struct kevent_storage *__kevent_storage_get(struct kevent_storage **slot,
+					    struct lock_class_key *key);
+
+/*
+ * Each kind of object gets a lockdep class of its own for its storages:
+ * they nest in different locks (siglock, it_lock, a wait queue's lock).
+ */
+#define kevent_storage_alloc()						\
+({									\
+	static struct lock_class_key __key;				\
+									\
+	__kevent_storage_alloc(&__key);					\
+})
+
+#define kevent_storage_get(slot)					\
+({									\
+	static struct lock_class_key __key;				\
+									\
+	__kevent_storage_get(slot, &__key);				\
+})
+
+void kevent_storage_release(struct kevent_storage *st, int err);
 void kevent_storage_attach(struct kevent_storage *st, struct kevent *k);
 void kevent_storage_detach(struct kevent *k);
-void kevent_storage_ready(struct kevent_storage *st, u32 event,
-			  int (*state)(struct kevent *k));
+int kevent_storage_call(struct kevent *k, int (*fn)(struct kevent *k));
+void kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint);
 void kevent_ready(struct kevent *k, int ret);
+
+void kevent_count_add(atomic_t *count, u64 n);
 
 #ifdef CONFIG_KEVENT
 void __kevent_release_file(struct file *file);

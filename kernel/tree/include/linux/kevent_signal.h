@@ -11,7 +11,7 @@
 #ifdef CONFIG_KEVENT
 bool __kevent_signal_send(struct task_struct *t, int sig,
 			  struct kernel_siginfo *info, enum pid_type type);
-void __kevent_signal_exit(struct task_struct *tsk);
+void __kevent_signal_release(struct task_struct *tsk);
 
 /**
  * kevent_signal_send - report a signal that is being sent
@@ -37,15 +37,16 @@ static inline bool kevent_signal_send(struct task_struct *t, int sig,
 }
 
 /**
- * kevent_signal_exit - a thread exits
- * @tsk: the thread, current, in do_exit()
+ * kevent_signal_release - a thread exits or executes a new program
+ * @tsk: the thread, current, in do_exit() or begin_new_exec()
  *
- * The signal kevents of @tsk are reported broken, once, and detached.
+ * The signal kevents of @tsk are reported broken, once, and detached:
+ * they watch the program that made them, and no other.
  */
-static inline void kevent_signal_exit(struct task_struct *tsk)
+static inline void kevent_signal_release(struct task_struct *tsk)
 {
 	if (unlikely(tsk->kevent_signal))
-		__kevent_signal_exit(tsk);
+		__kevent_signal_release(tsk);
 }
 #else
 static inline bool kevent_signal_send(struct task_struct *t, int sig,
@@ -55,7 +56,7 @@ static inline bool kevent_signal_send(struct task_struct *t, int sig,
 	return false;
 }
 
-static inline void kevent_signal_exit(struct task_struct *tsk) { }
+static inline void kevent_signal_release(struct task_struct *tsk) { }
 #endif
 
 #endif /* _LINUX_KEVENT_SIGNAL_H */

@@ -21,7 +21,7 @@ void __kevent_socket_release(struct socket *sock);
  *
  * Called from the socket's wakeup callbacks after skwq_has_sleeper() (or
  * another full barrier), which orders the change of state before the
- * load of @wq->kevent, as kevent_socket_storage() orders the store of
+ * load of @wq->kevent, as kevent_storage_get() orders the store of
  * @wq->kevent before its first readiness check.  For a socket that no
  * kevent ever watched, the cost is one load and a branch.
  */

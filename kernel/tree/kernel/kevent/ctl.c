@@ -3,10 +3,15 @@
  * kevent: registrations and kevent_ctl().
  *
  * A registration is identified by its type, its id and its user data;
- * the queue keeps them in a red-black tree sorted by that triple.
+ * the queue keeps them in a red-black tree sorted by that triple.  One
+ * whose object went away (KEVENT_STATE_DEAD) is no longer found: it
+ * stays in the tree only until it is reported or a new registration
+ * takes its key.
  */
 
 #include <linux/file.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/syscalls.h>
 #include <linux/uaccess.h>
@@ -24,8 +29,14 @@ static int kevent_key_cmp(const struct ukevent *a, const struct ukevent *b)
 	return 0;
 }
 
-static struct kevent *kevent_lookup(struct kevent_queue *q,
-				    const struct ukevent *uk)
+static bool kevent_dead(const struct kevent *k)
+{
+	return READ_ONCE(k->state) & KEVENT_STATE_DEAD;
+}
+
+/* The registration with @uk's key, dead or alive, or NULL. */
+static struct kevent *kevent_find(struct kevent_queue *q,
+				  const struct ukevent *uk)
 {
 	struct rb_node *node = q->index.rb_node;
 
@@ -40,45 +51,66 @@ static struct kevent *kevent_lookup(struct kevent_queue *q,
 	return NULL;
 }
 
+static struct kevent *kevent_lookup(struct kevent_queue *q,
+				    const struct ukevent *uk)
+{
+	struct kevent *k = kevent_find(q, uk);
+
+	return k && !kevent_dead(k) ? k : NULL;
+}
+
+static void kevent_unindex(struct kevent_queue *q, struct kevent *k)
+{
+	if (RB_EMPTY_NODE(&k->index_node))
+		return;
+	mutex_lock(&q->index_lock);
+	rb_erase(&k->index_node, &q->index);
+	RB_CLEAR_NODE(&k->index_node);
+	mutex_unlock(&q->index_lock);
+	kevent_indexed(q, k, false);
+}
+
 /**
  * kevent_insert - put a new registration in its queue's index
  * @q: the queue, its mutex held
  * @new: the registration, with its key in @new->uk
  *
- * Return: 0, or -EEXIST if @q has a registration with the same key.
+ * A dead registration with the same key leaves the index for it.
+ *
+ * Return: 0, or -EEXIST if @q has a live registration with the same key.
  */
 int kevent_insert(struct kevent_queue *q, struct kevent *new)
 {
 	struct rb_node **link = &q->index.rb_node, *parent = NULL;
+	struct kevent *k;
+	int cmp;
 
-	while (*link) {
-		struct kevent *k = rb_entry(*link, struct kevent, index_node);
-		int cmp = kevent_key_cmp(&new->uk, &k->uk);
+	lockdep_assert_held(&q->mutex);
 
-		if (!cmp)
+	k = kevent_find(q, &new->uk);
+	if (k) {
+		if (!kevent_dead(k))
 			return -EEXIST;
+		kevent_unindex(q, k);
+	}
+	while (*link) {
+		k = rb_entry(*link, struct kevent, index_node);
+		cmp = kevent_key_cmp(&new->uk, &k->uk);
 		parent = *link;
 		link = cmp < 0 ? &parent->rb_left : &parent->rb_right;
 	}
-	spin_lock(&q->index_lock);
+	mutex_lock(&q->index_lock);
 	rb_link_node(&new->index_node, parent, link);
 	rb_insert_color(&new->index_node, &q->index);
-	q->count++;
-	spin_unlock(&q->index_lock);
+	mutex_unlock(&q->index_lock);
+	kevent_indexed(q, new, true);
 	return 0;
 }
 
-/**
- * kevent_unindex - take a registration out of its queue's index
- * @q: the queue, its mutex held
- * @k: the registration
- */
-void kevent_unindex(struct kevent_queue *q, struct kevent *k)
+static void kevent_free(struct kevent_queue *q, struct kevent *k)
 {
-	spin_lock(&q->index_lock);
-	rb_erase(&k->index_node, &q->index);
-	q->count--;
-	spin_unlock(&q->index_lock);
+	kevent_uncharge(q->user);
+	kfree(k);
 }
 
 /**
@@ -93,16 +125,9 @@ void kevent_remove(struct kevent_queue *q, struct kevent *k)
 	lockdep_assert_held(&q->mutex);
 
 	k->cb->dequeue(k);
-
-	spin_lock_irq(&q->ready_lock);
-	if (k->state & KEVENT_STATE_READY) {
-		list_del(&k->ready_entry);
-		q->ready_num--;
-	}
-	spin_unlock_irq(&q->ready_lock);
-
+	kevent_unready(q, k);
 	kevent_unindex(q, k);
-	kfree(k);
+	kevent_free(q, k);
 }
 
 /**
@@ -113,8 +138,10 @@ void kevent_remove_all(struct kevent_queue *q)
 {
 	struct rb_node *node;
 
-	while ((node = rb_first(&q->index)))
+	while ((node = rb_first(&q->index))) {
 		kevent_remove(q, rb_entry(node, struct kevent, index_node));
+		cond_resched();
+	}
 }
 
 /**
@@ -123,28 +150,62 @@ void kevent_remove_all(struct kevent_queue *q)
  * @cb: the callbacks of its type
  * @uk: the request; the return fields start cleared
  *
- * Return: the kevent, charged to the caller's memory cgroup, or NULL.
+ * The registration counts in the limit of the queue's user until freed.
+ *
+ * Return: the kevent, charged to the caller's memory cgroup,
+ * ERR_PTR(-ENOSPC) if the user has reached fs.kevent.max_user_kevents,
+ * or ERR_PTR(-ENOMEM).
  */
 struct kevent *kevent_alloc(struct kevent_queue *q,
 			    const struct kevent_callbacks *cb,
 			    const struct ukevent *uk)
 {
 	struct kevent *k;
+	int err;
 
+	err = kevent_charge(q->user);
+	if (err)
+		return ERR_PTR(err);
 	k = kzalloc(struct_size(k, priv, DIV_ROUND_UP(cb->priv_size,
 						      sizeof(long))),
 		    GFP_KERNEL_ACCOUNT);
-	if (!k)
-		return NULL;
+	if (!k) {
+		kevent_uncharge(q->user);
+		return ERR_PTR(-ENOMEM);
+	}
 	k->uk = *uk;
 	k->uk.ret_flags = 0;
 	k->uk.ret_data[0] = 0;
 	k->uk.ret_data[1] = 0;
 	k->queue = q;
 	k->cb = cb;
+	RB_CLEAR_NODE(&k->index_node);
 	INIT_LIST_HEAD(&k->ready_entry);
 	INIT_LIST_HEAD(&k->storage_entry);
 	return k;
+}
+
+/**
+ * kevent_enqueue - attach a new registration to its object
+ * @q: its queue, the mutex held
+ * @k: the registration, from kevent_alloc()
+ *
+ * On error @k is freed: a notification that raced with the failure may
+ * have queued it, and it leaves the ready list first.
+ *
+ * Return: positive if the object is ready now, 0 if not, or the
+ * source's negative errno.
+ */
+int kevent_enqueue(struct kevent_queue *q, struct kevent *k)
+{
+	int ret = k->cb->enqueue(k);
+
+	if (ret < 0) {
+		kevent_unready(q, k);
+		kevent_unindex(q, k);
+		kevent_free(q, k);
+	}
+	return ret;
 }
 
 /* The per-entry error that goes back to userspace in ret_data[1]. */
@@ -152,6 +213,14 @@ static void kevent_entry_error(struct ukevent *uk, int err)
 {
 	uk->ret_flags = KEVENT_RET_BROKEN | KEVENT_RET_DONE;
 	uk->ret_data[1] = err;
+}
+
+static int kevent_validate(const struct kevent_callbacks *cb,
+			   const struct ukevent *uk)
+{
+	if (uk->req_flags & ~KEVENT_REQ_MASK)
+		return -EINVAL;
+	return cb->validate ? cb->validate(uk) : 0;
 }
 
 /*
@@ -168,24 +237,21 @@ static bool kevent_add(struct kevent_queue *q, struct ukevent *uk)
 		err = -ENOSYS;
 		goto fail;
 	}
-	if (uk->req_flags & ~KEVENT_REQ_MASK) {
-		err = -EINVAL;
+	err = kevent_validate(cb, uk);
+	if (err)
 		goto fail;
-	}
 	if (kevent_lookup(q, uk)) {
 		err = -EEXIST;
 		goto fail;
 	}
 
 	k = kevent_alloc(q, cb, uk);
-	if (!k) {
-		err = -ENOMEM;
+	if (IS_ERR(k)) {
+		err = PTR_ERR(k);
 		goto fail;
 	}
-
-	ready = cb->enqueue(k);
+	ready = kevent_enqueue(q, k);
 	if (ready < 0) {
-		kfree(k);
 		err = ready;
 		goto fail;
 	}
@@ -193,12 +259,10 @@ static bool kevent_add(struct kevent_queue *q, struct ukevent *uk)
 
 	if (!ready)
 		return false;
-	if (ready > 0 && (uk->req_flags & KEVENT_REQ_ALWAYS_QUEUE)) {
+	if (uk->req_flags & KEVENT_REQ_ALWAYS_QUEUE) {
 		kevent_ready(k, ready);
 		return false;
 	}
-	if (ready < 0)
-		kevent_ready(k, ready);
 	kevent_report(k, uk);
 	kevent_remove(q, k);
 	return true;
@@ -208,14 +272,19 @@ fail:
 	return true;
 }
 
-/* Change the event and flags of @k; it may be ready at once. */
+/*
+ * Change the event and flags of @k, after its source accepted them.  Its
+ * pending event is dropped and its object checked again: it may be
+ * ready at once.
+ */
 static int kevent_modify(struct kevent_queue *q, struct kevent *k,
 			 const struct ukevent *uk)
 {
-	int ready;
+	int err, ready;
 
-	if (uk->req_flags & ~KEVENT_REQ_MASK)
-		return -EINVAL;
+	err = kevent_validate(k->cb, uk);
+	if (err)
+		return err;
 
 	spin_lock_irq(&q->ready_lock);
 	WRITE_ONCE(k->uk.event, uk->event);
@@ -226,7 +295,11 @@ static int kevent_modify(struct kevent_queue *q, struct kevent *k,
 		k->uk.ret_data[1] = 0;
 	spin_unlock_irq(&q->ready_lock);
 
-	ready = k->cb->check(k);
+	/* What the source queued under the old request goes. */
+	if (k->cb->modified)
+		k->cb->modified(k);
+	kevent_unready(q, k);
+	ready = k->state & KEVENT_STATE_BROKEN ? 1 : k->cb->check(k);
 	if (ready)
 		kevent_ready(k, ready);
 	return 0;
@@ -280,9 +353,11 @@ static const kevent_ctl_fn kevent_ctl_fns[] = {
 };
 
 /*
- * Run @fn on each of the @num entries of @arg.  Entries to be copied back
- * are written compacted to the front of @arg, in order; for REMOVE and
- * MODIFY that is every entry, in place.  Return how many were copied back.
+ * Run @fn on each of the @num entries of @arg, in order.  Entries to be
+ * copied back are written compacted to the front of @arg, in order; for
+ * REMOVE and MODIFY that is every entry, in place.  Return how many were
+ * copied back; a fault ends the call with -EFAULT, the entries before it
+ * having taken effect.
  */
 static long kevent_ctl_each(struct kevent_queue *q, kevent_ctl_fn fn,
 			    unsigned int num, struct ukevent __user *arg)
@@ -293,11 +368,14 @@ static long kevent_ctl_each(struct kevent_queue *q, kevent_ctl_fn fn,
 	for (i = 0; i < num; i++) {
 		if (copy_from_user(&uk, &arg[i], sizeof(uk)))
 			return -EFAULT;
-		if (!fn(q, &uk))
-			continue;
-		if (copy_to_user(&arg[copied], &uk, sizeof(uk)))
-			return -EFAULT;
-		copied++;
+		if (fn(q, &uk)) {
+			if (copy_to_user(&arg[copied], &uk, sizeof(uk)))
+				return -EFAULT;
+			copied++;
+		}
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
 	}
 	return copied;
 }
@@ -318,9 +396,10 @@ SYSCALL_DEFINE4(kevent_ctl, int, fd, unsigned int, cmd, unsigned int, num,
 	} else if (cmd == KEVENT_CTL_READY && !num) {
 		kevent_kick(q);
 		ret = 0;
+	} else if (mutex_lock_killable(&q->mutex)) {
+		ret = -EINTR;
 	} else {
-		mutex_lock(&q->mutex);
-		if (cmd != KEVENT_CTL_ADD && num > q->count)
+		if (cmd != KEVENT_CTL_ADD && num > atomic_read(&q->count))
 			ret = -EINVAL;
 		else
 			ret = kevent_ctl_each(q, kevent_ctl_fns[cmd], num, arg);

@@ -5,11 +5,9 @@
  * Another subsystem, not userspace, adds these (timer_create() with
  * SIGEV_KEVENT), so they may be of a type userspace cannot add.  Once
  * made, a registration is like any other: its object removes it by
- * reporting it broken (kevent_storage_fini()), and userspace or the
+ * reporting it broken (kevent_storage_release()), and userspace or the
  * queue's release may remove it first.
  */
-
-#include <linux/slab.h>
 
 #include "kevent.h"
 #include "kernel_api.h"
@@ -27,42 +25,41 @@
  *
  * Return: 0; -EINVAL if @file is not a kevent queue, @uk's type has no
  * source or @size is too large; -EEXIST if the queue has a registration
- * with the same type, id and ptr; -ENOMEM; or the source's error.
+ * with the same type, id and ptr; -ENOSPC if the queue's user has
+ * reached fs.kevent.max_user_kevents; -ENOMEM; -EINTR if a fatal signal
+ * came while waiting for the queue; or the source's error.
  */
 int kevent_kernel_add(struct file *file, const struct ukevent *uk,
 		      const void *priv, size_t size)
 {
 	const struct kevent_callbacks *cb = kevent_callbacks_of(uk->type);
-	struct kevent_queue *q = kevent_queue_get(file);
+	struct kevent_queue *q = kevent_queue_from_file(file);
 	struct kevent *k;
-	int err, ready;
+	int ret;
 
 	if (!q || !cb || size > cb->priv_size)
 		return -EINVAL;
+	if (mutex_lock_killable(&q->mutex))
+		return -EINTR;
 
 	k = kevent_alloc(q, cb, uk);
-	if (!k)
-		return -ENOMEM;
-	memcpy(kevent_priv(k), priv, size);
-
-	mutex_lock(&q->mutex);
-	/* Index it first: once attached, it may be made ready at any time. */
-	err = kevent_insert(q, k);
-	if (err)
-		goto out_free;
-	ready = cb->enqueue(k);
-	if (ready < 0) {
-		kevent_unindex(q, k);
-		err = ready;
-		goto out_free;
+	if (IS_ERR(k)) {
+		ret = PTR_ERR(k);
+		goto out;
 	}
-	if (ready)
-		kevent_ready(k, ready);
+	memcpy(kevent_priv(k), priv, size);
+	ret = kevent_enqueue(q, k);
+	if (ret < 0)
+		goto out;
+	if (kevent_insert(q, k)) {
+		kevent_remove(q, k);
+		ret = -EEXIST;
+		goto out;
+	}
+	if (ret)
+		kevent_ready(k, ret);
+	ret = 0;
+out:
 	mutex_unlock(&q->mutex);
-	return 0;
-
-out_free:
-	mutex_unlock(&q->mutex);
-	kfree(k);
-	return err;
+	return ret;
 }

@@ -11,36 +11,46 @@
 #include <linux/mutex.h>
 #include <linux/wait.h>
 
+struct mm_struct;
+struct user_struct;
+
 /*
  * States of a kevent, in &kevent.state, under &kevent_queue.ready_lock.
+ * READY, TRANSIT and HELD exclude each other: a kevent is on the ready
+ * list, or taken by a harvest, or held by the call that reported it.
  */
 enum {
 	KEVENT_STATE_READY	= 0x01,	/* on the ready list */
 	KEVENT_STATE_TRANSIT	= 0x02,	/* taken by a harvest */
-	KEVENT_STATE_AGAIN	= 0x04,	/* notified while in transit */
+	KEVENT_STATE_AGAIN	= 0x04,	/* notified while in transit or held */
 	KEVENT_STATE_FORCED	= 0x08,	/* made ready by KEVENT_CTL_READY */
-	KEVENT_STATE_BROKEN	= 0x10,	/* the object is gone or failed */
+	KEVENT_STATE_BROKEN	= 0x10,	/* the object failed or went away */
 	KEVENT_STATE_RECHECK	= 0x20,	/* requeued level-triggered */
+	KEVENT_STATE_HELD	= 0x40,	/* reported, held until the call ends */
+	KEVENT_STATE_DEAD	= 0x80,	/* the object went away: not found */
+	KEVENT_STATE_INDEXED	= 0x100,	/* in the queue's index */
 };
 
 /**
  * struct kevent_queue - a kevent queue, the private data of its file
- * @mutex: serializes kevent_ctl(), harvests and commits; protects @index,
- *	@count and the ring state
- * @index_lock: also held to change @index and @count, so that fdinfo can
- *	read them without the mutex, which a splice of fdinfo into a pipe
- *	would take under the pipe's mutex, the reverse of KEVENT_PIPE's order
+ * @mutex: serializes kevent_ctl(), harvests and commits; protects @index
+ *	and the ring state
+ * @index_lock: also held to change @index, so that fdinfo can read it
+ *	without @mutex, which a splice of fdinfo into a pipe would take
+ *	under the pipe's mutex, the reverse of KEVENT_PIPE's order
  * @index: registrations by (type, id, user), linked by &kevent.index_node
- * @count: number of registrations in @index
- * @ready_lock: protects @ready, @ready_num, @kick_seq and &kevent.state;
- *	taken with interrupts disabled
+ * @count: registrations in @index whose object has not gone away
+ * @ready_lock: protects @ready, @ready_num, @kick_seq, the lists of held
+ *	kevents and &kevent.state; taken with interrupts disabled
  * @ready: ready kevents, linked by &kevent.ready_entry
  * @ready_num: number of kevents on @ready
- * @kick_seq: bumped by KEVENT_CTL_READY with no entries, to end every wait
+ * @kick_seq: bumped to end every wait
  * @wq: threads sleeping in kevent_get_events() and kevent_wait()
  * @poll_wq: poll(), select() and epoll on the queue's file
  * @poll_work: wakes @poll_wq
- * @ring: the caller's ring, or NULL
+ * @user: the user whose registration limit the queue's kevents count in
+ * @mm: the address space of @ring; NULL without a ring
+ * @ring: the ring, in @mm, or NULL
  * @ring_size: slots in @ring
  * @kidx: next slot the kernel writes
  * @uidx: first slot not committed
@@ -48,12 +58,12 @@ enum {
  * @over: times @uidx wrapped to 0
  */
 struct kevent_queue {
-	/* serializes changes; protects index, count and the ring state */
+	/* serializes changes; protects index and the ring state */
 	struct mutex mutex;
-	/* protects index and count for readers without the mutex */
-	spinlock_t index_lock;
+	/* protects index for readers without the mutex */
+	struct mutex index_lock;
 	struct rb_root index;
-	unsigned int count;
+	atomic_t count;
 
 	/* protects ready, ready_num, kick_seq and each kevent's state */
 	spinlock_t ready_lock;
@@ -64,6 +74,8 @@ struct kevent_queue {
 	wait_queue_head_t poll_wq;
 	struct irq_work poll_work;
 
+	struct user_struct *user;
+	struct mm_struct *mm;
 	struct kevent_ring __user *ring;
 	unsigned int ring_size;
 	unsigned int kidx;
@@ -73,36 +85,53 @@ struct kevent_queue {
 };
 
 /**
- * struct kevent_sink - where a harvest copies ready events
+ * struct kevent_sink - where the harvests of one system call go
  * @buf: the caller's array, unless @to_ring
  * @to_ring: the ring is the destination, not @buf
- * @max: the most events to take
+ * @want: the most events the call asks for
+ * @max: the most events to take, @want or fewer where the ring is full
  * @done: events taken so far
+ * @fault: a copy failed; the event stays at the head of the ready list
+ * @held: kevents reported by this call that would be ready again; they
+ *	are requeued when the call ends, so that no call reports one twice
  */
 struct kevent_sink {
 	struct ukevent __user *buf;
 	bool to_ring;
+	unsigned int want;
 	unsigned int max;
 	unsigned int done;
+	bool fault;
+	struct list_head held;
 };
 
-struct kevent_queue *kevent_queue_get(struct file *file);
+struct kevent_queue *kevent_queue_from_file(struct file *file);
 struct kevent_queue *kevent_fdget(int fd, struct fd *f);
+bool kevent_ring_owned(const struct kevent_queue *q);
 const struct kevent_callbacks *kevent_callbacks_of(u32 type);
+
+int kevent_charge(struct user_struct *user);
+void kevent_uncharge(struct user_struct *user);
 
 struct kevent *kevent_alloc(struct kevent_queue *q,
 			    const struct kevent_callbacks *cb,
 			    const struct ukevent *uk);
+int kevent_enqueue(struct kevent_queue *q, struct kevent *k);
 int kevent_insert(struct kevent_queue *q, struct kevent *new);
-void kevent_unindex(struct kevent_queue *q, struct kevent *k);
 void kevent_remove(struct kevent_queue *q, struct kevent *k);
 void kevent_remove_all(struct kevent_queue *q);
 
 void kevent_report(struct kevent *k, struct ukevent *out);
+void kevent_unready(struct kevent_queue *q, struct kevent *k);
+void kevent_object_gone(struct kevent *k, int err);
+void kevent_indexed(struct kevent_queue *q, struct kevent *k, bool in);
 void kevent_force_ready(struct kevent *k);
 void kevent_kick(struct kevent_queue *q);
 void kevent_wake_pollers(struct irq_work *work);
-int kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink);
+void kevent_sink_init(struct kevent_sink *sink);
+void kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink);
+void kevent_sink_finish(struct kevent_queue *q, struct kevent_sink *sink);
+bool kevent_any_ready(struct kevent_queue *q);
 
 int kevent_ring_put(struct kevent_queue *q, const struct ukevent *out);
 

@@ -4,23 +4,23 @@
  *
  * id.raw[0] holds a descriptor of a pipe or a FIFO, event
  * KEVENT_SOCKET_RECV (data to read), KEVENT_SOCKET_SEND (room to write)
- * or both.  The storage is embedded in struct pipe_inode_info, and the
- * kevent holds no reference to the pipe or its files: it watches the
- * pipe until the pipe goes away, when free_pipe_info() reports it broken
- * with -EBADF and frees the pipe an RCU grace period later.
+ * or both.  The kevents of a pipe hang off a storage that the first ADD
+ * allocates and pipe_inode_info.kevent points to, and the kevent holds
+ * no reference to the pipe or its files: it watches the pipe until the
+ * pipe goes away, when free_pipe_info() reports it broken with -EBADF.
  *
  * fs/pipe.c and fs/splice.c notify through pipe_kevent_notify() where
  * they wake the pipe's own waiters.  Readiness is decided here from the
  * ring's indexes and the counts of readers and writers, as pipe_poll()
- * decides it, so a notification is never spurious for a kevent that is
- * not ready.  A pipe without writers breaks its RECV kevents once it is
- * empty, one without readers its SEND kevents at once (-EPIPE), as
- * read() returns 0 and write() fails with EPIPE then.
+ * decides it, under the storage lock, which keeps the pipe alive.  A
+ * pipe without writers breaks its RECV kevents once it is empty, one
+ * without readers its SEND kevents at once (-EPIPE), as read() returns 0
+ * and write() fails with EPIPE then.
  */
 
 #include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/pipe_fs_i.h>
-#include <linux/rcupdate.h>
 
 #include "kevent.h"
 #include "sources.h"
@@ -29,34 +29,28 @@
 
 /**
  * struct kevent_pipe - the per-kevent data of KEVENT_PIPE
+ * @pipe: the pipe; valid while the kevent is attached, under the
+ *	storage lock
  * @w_counter: the f_version of the file the kevent was added with.  A
  *	FIFO opened for reading before any writer holds the pipe's writer
  *	count there, so that, as for poll(), the absence of writers breaks
  *	RECV only once a writer has come and gone.
  */
 struct kevent_pipe {
+	struct pipe_inode_info *pipe;
 	unsigned int w_counter;
 };
 
-static int kevent_pipe_check(struct kevent *k)
+/* Is @k ready?  Under the storage lock. */
+static int kevent_pipe_state(struct kevent *k)
 {
 	const struct kevent_pipe *p = kevent_priv(k);
+	struct pipe_inode_info *pipe = p->pipe;
 	u32 event = READ_ONCE(k->uk.event);
 	unsigned int head, tail, max_usage;
-	unsigned int readers, writers, w_counter;
-	struct pipe_inode_info *pipe;
-	struct kevent_storage *st;
 	unsigned long flags;
 	int ret = 0;
 
-	/* Once detached, the pipe may be gone; until then it lives. */
-	rcu_read_lock();
-	st = rcu_dereference(k->st);
-	if (!st) {
-		rcu_read_unlock();
-		return -EBADF;
-	}
-	pipe = container_of(st, struct pipe_inode_info, kevent);
 	/*
 	 * The ring's indexes move under rd_wait.lock, both at once when
 	 * F_SETPIPE_SZ renumbers them: read them together.  The counts
@@ -67,19 +61,16 @@ static int kevent_pipe_check(struct kevent *k)
 	tail = pipe->tail;
 	max_usage = pipe->max_usage;
 	spin_unlock_irqrestore(&pipe->rd_wait.lock, flags);
-	readers = READ_ONCE(pipe->readers);
-	writers = READ_ONCE(pipe->writers);
-	w_counter = READ_ONCE(pipe->w_counter);
-	rcu_read_unlock();
 
 	if (event & KEVENT_SOCKET_RECV) {
 		if (!pipe_empty(head, tail))
 			ret = 1;
-		else if (!writers && w_counter != p->w_counter)
+		else if (!READ_ONCE(pipe->writers) &&
+			 READ_ONCE(pipe->w_counter) != p->w_counter)
 			return -EPIPE;
 	}
 	if (event & KEVENT_SOCKET_SEND) {
-		if (!readers)
+		if (!READ_ONCE(pipe->readers))
 			return -EPIPE;
 		if (!pipe_full(head, tail, max_usage))
 			ret = 1;
@@ -87,15 +78,30 @@ static int kevent_pipe_check(struct kevent *k)
 	return ret;
 }
 
+static int kevent_pipe_event(struct kevent *k, void *hint)
+{
+	return kevent_pipe_state(k);
+}
+
+static int kevent_pipe_check(struct kevent *k)
+{
+	return kevent_storage_call(k, kevent_pipe_state);
+}
+
+static int kevent_pipe_validate(const struct ukevent *uk)
+{
+	if (!uk->event || (uk->event & ~KEVENT_PIPE_EVENTS))
+		return -EINVAL;
+	return 0;
+}
+
 static int kevent_pipe_enqueue(struct kevent *k)
 {
 	struct kevent_pipe *p = kevent_priv(k);
 	struct pipe_inode_info *pipe;
+	struct kevent_storage *st;
 	struct file *file;
 	int err = 0;
-
-	if (!k->uk.event || (k->uk.event & ~KEVENT_PIPE_EVENTS))
-		return -EINVAL;
 
 	file = fget(k->uk.id.raw[0]);
 	if (!file)
@@ -109,6 +115,7 @@ static int kevent_pipe_enqueue(struct kevent *k)
 		err = -EINVAL;
 		goto out;
 	}
+	p->pipe = pipe;
 	p->w_counter = file->f_version;
 
 	/*
@@ -118,8 +125,14 @@ static int kevent_pipe_enqueue(struct kevent *k)
 	 * sees the change.
 	 */
 	pipe_lock(pipe);
-	kevent_storage_attach(&pipe->kevent, k);
+	st = kevent_storage_get(&pipe->kevent);
+	if (st)
+		kevent_storage_attach(st, k);
 	pipe_unlock(pipe);
+	if (!st) {
+		err = -ENOMEM;
+		goto out;
+	}
 	/* A pipe broken already is reported as the entry's error. */
 	err = kevent_pipe_check(k);
 	if (err < 0)
@@ -150,12 +163,25 @@ void kevent_pipe_notify(struct pipe_inode_info *pipe, u32 event)
 			event |= KEVENT_SOCKET_RECV;
 		spin_unlock_irqrestore(&pipe->rd_wait.lock, flags);
 	}
-	kevent_storage_ready(&pipe->kevent, event, kevent_pipe_check);
+	kevent_storage_notify(pipe->kevent, event, NULL);
+}
+
+/**
+ * kevent_pipe_release - a watched pipe goes away
+ * @pipe: the pipe, from free_pipe_info()
+ *
+ * Each kevent watching @pipe is reported broken, once, and detached.
+ */
+void kevent_pipe_release(struct pipe_inode_info *pipe)
+{
+	kevent_storage_release(pipe->kevent, -EBADF);
 }
 
 const struct kevent_callbacks kevent_pipe_callbacks = {
+	.validate	= kevent_pipe_validate,
 	.enqueue	= kevent_pipe_enqueue,
 	.dequeue	= kevent_storage_detach,
+	.event		= kevent_pipe_event,
 	.check		= kevent_pipe_check,
 	.priv_size	= sizeof(struct kevent_pipe),
 };

@@ -19,19 +19,18 @@
 #include "kevent.h"
 #include "sources.h"
 
-/* Pipes and terminals wait on two queues; no file of 6.1 on more. */
-#define KEVENT_POLL_WAIT_QUEUES	2
-
 /**
  * struct kevent_poll_wait - a kevent's entry on one wait queue of a file
  * @wait: the entry
- * @whead: the wait queue, or NULL once unhooked or freed (POLLFREE)
+ * @whead: the wait queue, or NULL once it is being freed (POLLFREE)
  * @k: the kevent
+ * @next: the kevent's next entry
  */
 struct kevent_poll_wait {
 	wait_queue_entry_t wait;
 	wait_queue_head_t *whead;
 	struct kevent *k;
+	struct kevent_poll_wait *next;
 };
 
 /**
@@ -40,21 +39,15 @@ struct kevent_poll_wait {
  *	attached to its storage
  * @k: the kevent
  * @pt: the poll table that collects the wait queues
- * @nr_waits: entries used in @waits, or -EINVAL if the file named more
- * @waits: the wait queue entries
+ * @err: -ENOMEM if an entry could not be allocated
+ * @waits: the wait queue entries, one per queue the file's ->poll() named
  */
 struct kevent_poll {
 	struct file *file;
 	struct kevent *k;
 	poll_table pt;
-	int nr_waits;
-	struct kevent_poll_wait waits[KEVENT_POLL_WAIT_QUEUES];
-};
-
-/* f_kevent of a file: a storage that lives an RCU grace period longer. */
-struct kevent_file_storage {
-	struct kevent_storage st;
-	struct rcu_head rcu;
+	int err;
+	struct kevent_poll_wait *waits;
 };
 
 static __poll_t kevent_poll_interest(const struct kevent *k)
@@ -70,67 +63,66 @@ static int kevent_poll_wake(wait_queue_entry_t *wait, unsigned int mode,
 	__poll_t mask = key_to_poll(key);
 
 	if (mask & POLLFREE) {
-		/* The wait queue goes away before the file: let go of it. */
+		/*
+		 * The wait queue goes away before the file, as signalfd's
+		 * does with the thread that polled it: the kevent will never
+		 * hear of the file again, so it is reported broken.
+		 */
 		list_del_init(&wait->entry);
-		/* Pairs with the acquire in kevent_poll_unhook(). */
+		kevent_ready(pw->k, -ESRCH);
+		/*
+		 * The last access to pw: once kevent_poll_unhook() sees NULL,
+		 * it may free it, and the kevent, at once.  Pairs with the
+		 * acquire there.
+		 */
 		smp_store_release(&pw->whead, NULL);
+		return 0;
 	}
 	if (!mask || (mask & kevent_poll_interest(pw->k)))
 		kevent_ready(pw->k, 1);
 	return 0;
 }
 
+/* May sleep, as epoll's: ->poll() runs in process context. */
 static void kevent_poll_queue_proc(struct file *file, wait_queue_head_t *whead,
 				   poll_table *pt)
 {
 	struct kevent_poll *p = container_of(pt, struct kevent_poll, pt);
 	struct kevent_poll_wait *pw;
 
-	if (p->nr_waits < 0)
+	if (p->err)
 		return;
-	if (p->nr_waits == KEVENT_POLL_WAIT_QUEUES) {
-		p->nr_waits = -EINVAL;
+	pw = kmalloc(sizeof(*pw), GFP_KERNEL_ACCOUNT);
+	if (!pw) {
+		p->err = -ENOMEM;
 		return;
 	}
-	pw = &p->waits[p->nr_waits++];
 	init_waitqueue_func_entry(&pw->wait, kevent_poll_wake);
 	pw->whead = whead;
 	pw->k = p->k;
+	pw->next = p->waits;
+	p->waits = pw;
 	add_wait_queue(whead, &pw->wait);
 }
 
 static void kevent_poll_unhook(struct kevent *k)
 {
 	struct kevent_poll *p = kevent_priv(k);
+	struct kevent_poll_wait *pw, *next;
 	wait_queue_head_t *whead;
-	int i;
 
 	/* A POLLFREE wakeup frees the queue an RCU grace period later. */
 	rcu_read_lock();
-	for (i = 0; i < ARRAY_SIZE(p->waits); i++) {
+	for (pw = p->waits; pw; pw = next) {
+		next = pw->next;
 		/* Pairs with the release in kevent_poll_wake(). */
-		whead = smp_load_acquire(&p->waits[i].whead);
+		whead = smp_load_acquire(&pw->whead);
 		if (whead)
-			remove_wait_queue(whead, &p->waits[i].wait);
-		p->waits[i].whead = NULL;
+			remove_wait_queue(whead, &pw->wait);
+		kfree(pw);
 	}
 	rcu_read_unlock();
-}
-
-static struct kevent_storage *kevent_file_storage(struct file *file)
-{
-	struct kevent_file_storage *fst;
-
-	if (READ_ONCE(file->f_kevent))
-		return file->f_kevent;
-
-	fst = kmalloc(sizeof(*fst), GFP_KERNEL_ACCOUNT);
-	if (!fst)
-		return NULL;
-	kevent_storage_init(&fst->st);
-	if (cmpxchg(&file->f_kevent, NULL, &fst->st))
-		kfree(fst);
-	return file->f_kevent;
+	p->waits = NULL;
 }
 
 /**
@@ -141,11 +133,7 @@ static struct kevent_storage *kevent_file_storage(struct file *file)
  */
 void __kevent_release_file(struct file *file)
 {
-	struct kevent_file_storage *fst;
-
-	fst = container_of(file->f_kevent, struct kevent_file_storage, st);
-	kevent_storage_fini(&fst->st);
-	kfree_rcu(fst, rcu);
+	kevent_storage_release(file->f_kevent, -EBADF);
 }
 
 static int kevent_poll_enqueue(struct kevent *k)
@@ -164,11 +152,11 @@ static int kevent_poll_enqueue(struct kevent *k)
 		goto out;
 	}
 	/* A queue that watched itself would wake itself for ever. */
-	if (kevent_queue_get(file) == k->queue) {
+	if (kevent_queue_from_file(file) == k->queue) {
 		err = -EINVAL;
 		goto out;
 	}
-	st = kevent_file_storage(file);
+	st = kevent_storage_get(&file->f_kevent);
 	if (!st) {
 		err = -ENOMEM;
 		goto out;
@@ -179,8 +167,8 @@ static int kevent_poll_enqueue(struct kevent *k)
 	init_poll_funcptr(&p->pt, kevent_poll_queue_proc);
 	kevent_storage_attach(st, k);
 	revents = vfs_poll(file, &p->pt) & kevent_poll_interest(k);
-	if (p->nr_waits < 0) {
-		err = p->nr_waits;
+	if (p->err) {
+		err = p->err;
 		kevent_storage_detach(k);
 		goto out;
 	}

@@ -15,29 +15,19 @@
  * the overrun, one less, in ret_data[1].
  *
  * The storage hangs off k_itimer.it_kevent; deleting the timer reports
- * the registration broken and frees the storage an RCU grace period
- * later.  Closing the queue detaches the timer, which goes on expiring.
+ * the registration broken and releases the storage.  Closing the queue
+ * detaches the timer, which goes on expiring.  A registration counts in
+ * the limit of the queue's user like any other: timer_create() fails
+ * with ENOSPC beyond it.
  */
 
 #include <linux/atomic.h>
 #include <linux/file.h>
 #include <linux/kevent_posix_timer.h>
-#include <linux/rcupdate.h>
-#include <linux/slab.h>
 
 #include "kevent.h"
 #include "kernel_api.h"
 #include "sources.h"
-
-/**
- * struct kevent_posix_timer_storage - the storage of one timer
- * @st: the storage
- * @rcu: frees it an RCU grace period after the timer is deleted
- */
-struct kevent_posix_timer_storage {
-	struct kevent_storage st;
-	struct rcu_head rcu;
-};
 
 /**
  * struct kevent_posix_timer - the per-kevent data of KEVENT_POSIX_TIMER
@@ -57,12 +47,13 @@ struct kevent_posix_timer {
  *
  * Return: 0, -EBADF if @fd is not open, -EINVAL if it is not a kevent
  * queue, -EEXIST if the queue holds a registration for a timer with the
- * same ID and ptr (made by another process sharing the queue), -ENOMEM.
+ * same ID and ptr (made by another process sharing the queue), -ENOSPC
+ * if the queue's user has reached fs.kevent.max_user_kevents, -ENOMEM,
+ * -EINTR on a fatal signal.
  */
 int kevent_posix_timer_create(struct k_itimer *timr, int fd,
 			      void __user *ptr)
 {
-	struct kevent_posix_timer_storage *kst;
 	struct kevent_posix_timer t = { .timr = timr };
 	struct ukevent uk = {
 		.type		= KEVENT_POSIX_TIMER,
@@ -76,23 +67,28 @@ int kevent_posix_timer_create(struct k_itimer *timr, int fd,
 	if (!f.file)
 		return -EBADF;
 
-	kst = kmalloc(sizeof(*kst), GFP_KERNEL_ACCOUNT);
-	if (!kst) {
+	timr->it_kevent = kevent_storage_alloc();
+	if (!timr->it_kevent) {
 		err = -ENOMEM;
 		goto out;
 	}
-	kevent_storage_init(&kst->st);
-	timr->it_kevent = &kst->st;
-
 	uk.id.raw[0] = timr->it_id;
 	err = kevent_kernel_add(f.file, &uk, &t, sizeof(t));
 	if (err) {
+		kevent_storage_release(timr->it_kevent, err);
 		timr->it_kevent = NULL;
-		kfree(kst);
 	}
 out:
 	fdput(f);
 	return err;
+}
+
+static int kevent_posix_timer_event(struct kevent *k, void *hint)
+{
+	struct kevent_posix_timer *t = kevent_priv(k);
+
+	kevent_count_add(&t->expired, *(s64 *)hint + 1);
+	return 1;
 }
 
 /**
@@ -103,26 +99,12 @@ out:
  */
 void __kevent_posix_timer_fire(struct k_itimer *timr)
 {
-	struct kevent_storage *st = timr->it_kevent;
-	s64 overrun = max_t(s64, timr->it_overrun, 0);
-	struct kevent_posix_timer *t;
-	unsigned long flags;
-	struct kevent *k;
+	s64 overrun = clamp_t(s64, timr->it_overrun, 0, INT_MAX - 1);
 
-	overrun = min_t(s64, overrun, INT_MAX - 1);
 	/* As posixtimer_rearm() does when the signal is dequeued. */
 	timr->it_overrun_last = overrun;
 	timr->it_overrun = -1;
-
-	spin_lock_irqsave(&st->lock, flags);
-	list_for_each_entry(k, &st->list, storage_entry) {
-		if (!READ_ONCE(k->uk.event))
-			continue;
-		t = kevent_priv(k);
-		atomic_add(overrun + 1, &t->expired);
-		kevent_ready(k, 1);
-	}
-	spin_unlock_irqrestore(&st->lock, flags);
+	kevent_storage_notify(timr->it_kevent, KEVENT_MASK_ALL, &overrun);
 }
 
 /**
@@ -133,13 +115,8 @@ void __kevent_posix_timer_fire(struct k_itimer *timr)
  */
 void __kevent_posix_timer_release(struct k_itimer *timr)
 {
-	struct kevent_posix_timer_storage *kst;
-
-	kst = container_of(timr->it_kevent, struct kevent_posix_timer_storage,
-			   st);
+	kevent_storage_release(timr->it_kevent, -EBADF);
 	timr->it_kevent = NULL;
-	kevent_storage_fini(&kst->st);
-	kfree_rcu(kst, rcu);
 }
 
 static int kevent_posix_timer_enqueue(struct kevent *k)
@@ -178,6 +155,7 @@ static void kevent_posix_timer_delivered(struct kevent *k,
 const struct kevent_callbacks kevent_posix_timer_callbacks = {
 	.enqueue	= kevent_posix_timer_enqueue,
 	.dequeue	= kevent_storage_detach,
+	.event		= kevent_posix_timer_event,
 	.check		= kevent_posix_timer_check,
 	.fill		= kevent_posix_timer_fill,
 	.delivered	= kevent_posix_timer_delivered,

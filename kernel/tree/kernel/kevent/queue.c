@@ -9,6 +9,9 @@
 #include <linux/init.h>
 #include <linux/miscdevice.h>
 #include <linux/poll.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/syscalls.h>
@@ -25,12 +28,12 @@
 static const struct file_operations kevent_fops;
 
 /**
- * kevent_queue_get - the queue behind a file
+ * kevent_queue_from_file - the queue behind a file
  * @file: the file
  *
  * Return: the queue, or NULL if @file is not a kevent queue.
  */
-struct kevent_queue *kevent_queue_get(struct file *file)
+struct kevent_queue *kevent_queue_from_file(struct file *file)
 {
 	return file->f_op == &kevent_fops ? file->private_data : NULL;
 }
@@ -50,12 +53,28 @@ struct kevent_queue *kevent_fdget(int fd, struct fd *f)
 	*f = fdget(fd);
 	if (!f->file)
 		return ERR_PTR(-EBADF);
-	q = kevent_queue_get(f->file);
+	q = kevent_queue_from_file(f->file);
 	if (!q) {
 		fdput(*f);
 		return ERR_PTR(-EINVAL);
 	}
 	return q;
+}
+
+/**
+ * kevent_ring_owned - may the caller use a queue's ring?
+ * @q: the queue
+ *
+ * The ring is an address in the memory of the process that created the
+ * queue: in any other address space (a child after fork(), a process
+ * that received the descriptor, the creator after execve()) the same
+ * address means something else, and the kernel must not write there.
+ *
+ * Return: true if @q has no ring or the caller is in its address space.
+ */
+bool kevent_ring_owned(const struct kevent_queue *q)
+{
+	return !q->ring || q->mm == current->mm;
 }
 
 static struct kevent_queue *kevent_queue_alloc(void)
@@ -65,14 +84,23 @@ static struct kevent_queue *kevent_queue_alloc(void)
 	if (!q)
 		return NULL;
 	mutex_init(&q->mutex);
-	spin_lock_init(&q->index_lock);
+	mutex_init(&q->index_lock);
 	q->index = RB_ROOT;
 	spin_lock_init(&q->ready_lock);
 	INIT_LIST_HEAD(&q->ready);
 	init_waitqueue_head(&q->wq);
 	init_waitqueue_head(&q->poll_wq);
 	init_irq_work(&q->poll_work, kevent_wake_pollers);
+	q->user = get_current_user();
 	return q;
+}
+
+static void kevent_queue_free(struct kevent_queue *q)
+{
+	if (q->mm)
+		mmdrop(q->mm);
+	free_uid(q->user);
+	kfree(q);
 }
 
 static int kevent_release(struct inode *inode, struct file *file)
@@ -83,26 +111,46 @@ static int kevent_release(struct inode *inode, struct file *file)
 	kevent_remove_all(q);
 	mutex_unlock(&q->mutex);
 	irq_work_sync(&q->poll_work);
-	kfree(q);
+	kevent_queue_free(q);
 	return 0;
 }
 
+/*
+ * Readable when a harvest would report an event: level-triggered
+ * kevents whose object is no longer ready are rechecked and dropped, as
+ * a harvest does.  That needs the mutex; while someone else holds it,
+ * or when this poll is nested inside a harvest of the same queue
+ * (through KEVENT_POLL, an epoll instance, another queue), the ready
+ * list's length is the answer, which may be high.
+ */
 static __poll_t kevent_poll(struct file *file, poll_table *wait)
 {
 	struct kevent_queue *q = file->private_data;
+	bool ready;
 
 	poll_wait(file, &q->poll_wq, wait);
-	return READ_ONCE(q->ready_num) ? EPOLLIN | EPOLLRDNORM : 0;
+	if (!READ_ONCE(q->ready_num))
+		return 0;
+	if (!mutex_trylock(&q->mutex))
+		return EPOLLIN | EPOLLRDNORM;
+	ready = kevent_any_ready(q);
+	mutex_unlock(&q->mutex);
+	return ready ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 #ifdef CONFIG_PROC_FS
+/*
+ * Under the index lock alone, see LOCKING in ready.c.  A queue may hold
+ * millions of registrations: the walk yields, and a fatal signal ends it.
+ */
 static void kevent_show_fdinfo(struct seq_file *m, struct file *file)
 {
 	struct kevent_queue *q = file->private_data;
 	struct rb_node *node;
 
-	spin_lock(&q->index_lock);
-	seq_printf(m, "kevents:\t%u\nready:\t%u\n", q->count,
+	if (mutex_lock_killable(&q->index_lock))
+		return;
+	seq_printf(m, "kevents:\t%d\nready:\t%u\n", atomic_read(&q->count),
 		   READ_ONCE(q->ready_num));
 	if (q->ring)
 		seq_printf(m, "ring_size:\t%u\nkidx:\t%u\nuidx:\t%u\nused:\t%u\nover:\t%u\n",
@@ -110,13 +158,19 @@ static void kevent_show_fdinfo(struct seq_file *m, struct file *file)
 			   READ_ONCE(q->used), READ_ONCE(q->over));
 	for (node = rb_first(&q->index); node; node = rb_next(node)) {
 		struct kevent *k = rb_entry(node, struct kevent, index_node);
+		unsigned int state = READ_ONCE(k->state);
 
+		if (state & KEVENT_STATE_DEAD)
+			continue;
 		seq_printf(m, "kevent:\ttype %u id %llx event %x req_flags %x user %llx ready %u\n",
 			   k->uk.type, k->uk.id.raw_u64, READ_ONCE(k->uk.event),
 			   READ_ONCE(k->uk.req_flags), k->uk.ptr,
-			   !!(READ_ONCE(k->state) & KEVENT_STATE_READY));
+			   !!(state & KEVENT_STATE_READY));
+		if (fatal_signal_pending(current) || seq_has_overflowed(m))
+			break;
+		cond_resched();
 	}
-	spin_unlock(&q->index_lock);
+	mutex_unlock(&q->index_lock);
 }
 #endif
 
@@ -171,6 +225,10 @@ SYSCALL_DEFINE3(kevent_init, struct kevent_ring __user *, ring,
 	q = kevent_queue_alloc();
 	if (!q)
 		return -ENOMEM;
+	if (ring) {
+		mmgrab(current->mm);
+		q->mm = current->mm;
+	}
 	q->ring = ring;
 	q->ring_size = ring_size;
 
@@ -179,7 +237,7 @@ SYSCALL_DEFINE3(kevent_init, struct kevent_ring __user *, ring,
 			      (flags & KEVENT_INIT_CLOEXEC ? O_CLOEXEC : 0) |
 			      (flags & KEVENT_INIT_NONBLOCK ? O_NONBLOCK : 0));
 	if (fd < 0)
-		kfree(q);
+		kevent_queue_free(q);
 	return fd;
 }
 

@@ -1,164 +1,62 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kevent: storages, the ready list and the harvest that reports it.
+ * kevent: the ready list, and the harvest that reports it.
  *
  * LOCKING:
- * There are three locks, always taken in this order:
+ * The locks of kevent, in the order they nest:
  *
  * 1) kevent_queue->mutex (mutex)
- * 2) kevent_storage->lock (spinlock, interrupts disabled)
- * 3) kevent_queue->ready_lock (spinlock, interrupts disabled)
+ * 2) kevent_queue->index_lock (mutex)
+ * 3) kevent_storage->lock (spinlock, interrupts disabled)
+ * 4) kevent_queue->ready_lock (spinlock, interrupts disabled)
+ * 5) the lock of kevent_queue->wq
  *
- * and the lock of the queue's wait queue for its threads nests inside 3).
- * kevent_queue->index_lock nests inside 1) where the index changes, and
- * is taken alone by fdinfo, which must not take the mutex: a splice of
- * fdinfo into a pipe holds the pipe's mutex, which KEVENT_PIPE takes
- * inside the queue's.
+ * Around them, the locks of the event sources:
+ *
+ * - 1) is taken outside pipe->mutex, which KEVENT_PIPE attaches under;
+ *   fdinfo, which a splice may run under pipe->mutex, therefore takes
+ *   2) alone, never 1).
+ * - 3) nests inside siglock (KEVENT_SIGNAL), k_itimer->it_lock
+ *   (KEVENT_POSIX_TIMER), the socket layer's locks and the peer_wait
+ *   lock of an AF_UNIX socket (KEVENT_SOCKET), and a file's wait queue
+ *   lock (KEVENT_POLL's wakeup reports kevents under it).
+ * - pipe->rd_wait.lock nests inside 3) (KEVENT_PIPE reads the ring's
+ *   indexes there), a file's wait queue lock inside 3) where KEVENT_POLL
+ *   unhooks under the storage lock.
+ * - Each kind of object has a lockdep class of its own for 3), see
+ *   kevent_storage_alloc().
+ *
  * The pollers of the queue's file are woken from an irq_work, under no
- * kevent lock.
+ * kevent lock: their wakeup callbacks may belong to another kevent queue
+ * or to an epoll instance that this queue watches in turn.
  *
- * The mutex serializes everything a queue does in process context that
- * changes a registration: kevent_ctl(), the harvest of ready events by
- * kevent_get_events() and kevent_wait(), kevent_commit() and release.
- * It may be held across copies to and from userspace.
+ * The mutex serializes what a queue does in process context: kevent_ctl(),
+ * the harvests of kevent_get_events() and kevent_wait(), kevent_commit(),
+ * the recheck of poll() on the queue and release.  It may be held across
+ * copies to and from userspace, and it is taken killably where a user
+ * asks for it.  Objects never take it: they notify and die under their
+ * storage's lock alone.
  *
- * A storage lock is taken by the object an event source watches, from any
- * context, when it notifies its kevents; it protects the list of kevents
- * attached to the object.  The object may go away without the queue's
- * mutex: kevent_storage_fini() detaches its kevents under the storage lock
- * alone, and the object frees the storage an RCU grace period later, so a
- * queue that is detaching the same kevent can still take the lock safely.
- *
- * The ready lock protects the queue's ready list and the state of each of
- * its kevents.  A harvest takes a kevent off the list under the ready lock,
- * copies it to userspace holding only the mutex, and marks it
- * KEVENT_STATE_TRANSIT meanwhile, so that a notification that arrives then
- * is remembered (KEVENT_STATE_AGAIN) rather than lost.
+ * The ready lock protects the ready list and the state of each kevent.
+ * A harvest takes a kevent off the list under the ready lock, copies it
+ * to userspace holding only the mutex, and marks it TRANSIT meanwhile,
+ * so that a notification that arrives then is remembered (AGAIN) rather
+ * than lost.  A level-triggered kevent that was reported is HELD on the
+ * list of the system call that reported it until the call ends, then
+ * requeued to be rechecked.
  */
 
 #include <linux/poll.h>
-#include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/uaccess.h>
 
 #include "kevent.h"
-
-/**
- * kevent_storage_init - prepare the storage of an object
- * @st: the storage, embedded in the object
- */
-void kevent_storage_init(struct kevent_storage *st)
-{
-	spin_lock_init(&st->lock);
-	INIT_LIST_HEAD(&st->list);
-}
-
-/**
- * kevent_storage_attach - attach a kevent to an object
- * @st: the object's storage
- * @k: the kevent, not attached anywhere yet
- */
-void kevent_storage_attach(struct kevent_storage *st, struct kevent *k)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&st->lock, flags);
-	list_add_tail(&k->storage_entry, &st->list);
-	rcu_assign_pointer(k->st, st);
-	spin_unlock_irqrestore(&st->lock, flags);
-}
-
-/* Detach @k from its storage, whose lock is held. */
-static void kevent_storage_unlink(struct kevent *k)
-{
-	if (k->cb->unhook)
-		k->cb->unhook(k);
-	list_del(&k->storage_entry);
-	RCU_INIT_POINTER(k->st, NULL);
-}
-
-/**
- * kevent_storage_detach - detach a kevent from its object, if still attached
- * @k: the kevent
- *
- * Once it returns, the object no longer notifies @k.
- */
-void kevent_storage_detach(struct kevent *k)
-{
-	struct kevent_storage *st;
-	unsigned long flags;
-
-	rcu_read_lock();
-	st = rcu_dereference(k->st);
-	if (st) {
-		spin_lock_irqsave(&st->lock, flags);
-		/* kevent_storage_fini() may have been first. */
-		if (rcu_access_pointer(k->st) == st)
-			kevent_storage_unlink(k);
-		spin_unlock_irqrestore(&st->lock, flags);
-	}
-	rcu_read_unlock();
-}
-
-/**
- * kevent_storage_ready - an object reports that @event happened
- * @st: the object's storage
- * @event: the event bits that happened
- * @state: decides whether a kevent is ready: positive if ready, 0 if
- *	not, a negative errno if broken.  Called under the storage lock, in
- *	any context.
- *
- * Every kevent attached to @st that asks for one of the bits, and that
- * @state finds ready or broken, is queued on its queue's ready list.
- * Callable from any context.
- */
-void kevent_storage_ready(struct kevent_storage *st, u32 event,
-			  int (*state)(struct kevent *k))
-{
-	unsigned long flags;
-	struct kevent *k;
-	int ret;
-
-	spin_lock_irqsave(&st->lock, flags);
-	list_for_each_entry(k, &st->list, storage_entry) {
-		if (!(READ_ONCE(k->uk.event) & event))
-			continue;
-		ret = state(k);
-		if (ret)
-			kevent_ready(k, ret);
-	}
-	spin_unlock_irqrestore(&st->lock, flags);
-}
-
-/**
- * kevent_storage_fini - an object goes away
- * @st: its storage
- *
- * Each attached kevent is detached and reported once, broken, with
- * -EBADF.  The caller frees @st no sooner than an RCU grace period later.
- */
-void kevent_storage_fini(struct kevent_storage *st)
-{
-	struct kevent *k, *next;
-	unsigned long flags;
-
-	spin_lock_irqsave(&st->lock, flags);
-	list_for_each_entry_safe(k, next, &st->list, storage_entry) {
-		kevent_storage_unlink(k);
-		kevent_ready(k, -EBADF);
-	}
-	spin_unlock_irqrestore(&st->lock, flags);
-}
 
 /*
  * Wake one waiter that the ready list now satisfies, or, for
  * KEVENT_REQ_WAKEUP_ALL, end the wait of every thread as
  * KEVENT_CTL_READY with no entries does, so that each returns with
- * what it can take.
- *
- * Pollers of the queue's file are woken from an irq_work, never from
- * here: their wakeup callbacks may belong to another kevent queue or to
- * an epoll instance that this queue watches in turn, and running them
- * under the locks held here could close a cycle.
+ * what it can take.  Pollers are woken from an irq_work, see LOCKING.
  */
 static void kevent_wake(struct kevent_queue *q, bool all)
 {
@@ -196,6 +94,26 @@ static void kevent_enqueue_locked(struct kevent_queue *q, struct kevent *k)
 	kevent_wake(q, k->uk.req_flags & KEVENT_REQ_WAKEUP_ALL);
 }
 
+/* Queue @k as notified, unless it is queued, or remembered, already. */
+static void kevent_notified_locked(struct kevent_queue *q, struct kevent *k)
+{
+	if (k->state & (KEVENT_STATE_TRANSIT | KEVENT_STATE_HELD))
+		k->state |= KEVENT_STATE_AGAIN;
+	else if (!(k->state & KEVENT_STATE_READY))
+		kevent_enqueue_locked(q, k);
+	/* Known ready now: a requeued one need not be rechecked. */
+	if (k->state & KEVENT_STATE_READY)
+		k->state &= ~KEVENT_STATE_RECHECK;
+}
+
+static void kevent_broken_locked(struct kevent *k, int err)
+{
+	if (!(k->state & KEVENT_STATE_BROKEN)) {
+		k->state |= KEVENT_STATE_BROKEN;
+		k->uk.ret_data[1] = err;
+	}
+}
+
 /**
  * kevent_ready - queue a kevent as ready or broken
  * @k: the kevent
@@ -209,16 +127,56 @@ void kevent_ready(struct kevent *k, int ret)
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->ready_lock, flags);
-	if (ret < 0 && !(k->state & KEVENT_STATE_BROKEN)) {
-		k->state |= KEVENT_STATE_BROKEN;
-		k->uk.ret_data[1] = ret;
-	}
-	k->state &= ~KEVENT_STATE_RECHECK;
-	if (k->state & KEVENT_STATE_TRANSIT)
-		k->state |= KEVENT_STATE_AGAIN;
-	else if (!(k->state & KEVENT_STATE_READY))
-		kevent_enqueue_locked(q, k);
+	if (ret < 0)
+		kevent_broken_locked(k, ret);
+	kevent_notified_locked(q, k);
 	spin_unlock_irqrestore(&q->ready_lock, flags);
+}
+
+/**
+ * kevent_object_gone - the object a kevent watches went away
+ * @k: the kevent, still attached, under its storage's lock
+ * @err: the error to report
+ *
+ * @k is queued to be reported broken once, and from now on its queue's
+ * lookups no longer find it: the same request may be added again at
+ * once, for example for a descriptor number that accept() reused.
+ */
+void kevent_object_gone(struct kevent *k, int err)
+{
+	struct kevent_queue *q = k->queue;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->ready_lock, flags);
+	kevent_broken_locked(k, err);
+	if (!(k->state & KEVENT_STATE_DEAD)) {
+		k->state |= KEVENT_STATE_DEAD;
+		if (k->state & KEVENT_STATE_INDEXED)
+			atomic_dec(&q->count);
+	}
+	kevent_notified_locked(q, k);
+	spin_unlock_irqrestore(&q->ready_lock, flags);
+}
+
+/**
+ * kevent_indexed - a kevent enters or leaves its queue's index
+ * @q: the queue, its mutex held
+ * @k: the kevent
+ * @in: true if it entered
+ *
+ * &kevent_queue.count counts the kevents in the index whose object has
+ * not gone away; the ready lock orders this against kevent_object_gone().
+ */
+void kevent_indexed(struct kevent_queue *q, struct kevent *k, bool in)
+{
+	spin_lock_irq(&q->ready_lock);
+	if (in)
+		k->state |= KEVENT_STATE_INDEXED;
+	else
+		k->state &= ~KEVENT_STATE_INDEXED;
+	if (!(k->state & KEVENT_STATE_DEAD))
+		atomic_add(in ? 1 : -1, &q->count);
+	spin_unlock_irq(&q->ready_lock);
 }
 
 /**
@@ -233,9 +191,27 @@ void kevent_force_ready(struct kevent *k)
 
 	spin_lock_irq(&q->ready_lock);
 	k->state |= KEVENT_STATE_FORCED;
-	k->state &= ~KEVENT_STATE_RECHECK;
-	if (!(k->state & KEVENT_STATE_READY))
-		kevent_enqueue_locked(q, k);
+	kevent_notified_locked(q, k);
+	spin_unlock_irq(&q->ready_lock);
+}
+
+/**
+ * kevent_unready - take a kevent off the ready list, or a harvest's list
+ * @q: its queue, the mutex held
+ * @k: the kevent
+ *
+ * A pending event of @k is dropped.
+ */
+void kevent_unready(struct kevent_queue *q, struct kevent *k)
+{
+	spin_lock_irq(&q->ready_lock);
+	if (k->state & KEVENT_STATE_READY)
+		q->ready_num--;
+	if (k->state & (KEVENT_STATE_READY | KEVENT_STATE_HELD))
+		list_del_init(&k->ready_entry);
+	k->state &= ~(KEVENT_STATE_READY | KEVENT_STATE_HELD |
+		      KEVENT_STATE_AGAIN | KEVENT_STATE_FORCED |
+		      KEVENT_STATE_RECHECK);
 	spin_unlock_irq(&q->ready_lock);
 }
 
@@ -289,7 +265,7 @@ static struct kevent *kevent_take(struct kevent_queue *q, unsigned int *state)
 	return k;
 }
 
-/* Put a kevent that could not be copied back at the head of the list. */
+/* Put a kevent taken but not reported back at the head of the list. */
 static void kevent_give_back(struct kevent_queue *q, struct kevent *k)
 {
 	spin_lock_irq(&q->ready_lock);
@@ -302,9 +278,10 @@ static void kevent_give_back(struct kevent_queue *q, struct kevent *k)
 
 /*
  * Should a kevent just taken be reported?  A forced or broken one always
- * is; one asking for KEVENT_REQ_LAST_CHECK, or requeued level-triggered,
- * only if its source still says it is ready.  One that is not goes back
- * to waiting, unless it was notified meanwhile.
+ * is; one asking for KEVENT_REQ_LAST_CHECK, requeued level-triggered, or
+ * of a source whose notifications may be spurious, only if its source
+ * still says it is ready.  One that is not goes back to waiting, unless
+ * it was notified meanwhile.
  */
 static bool kevent_confirm(struct kevent_queue *q, struct kevent *k,
 			   unsigned int state)
@@ -335,7 +312,7 @@ static bool kevent_confirm(struct kevent_queue *q, struct kevent *k,
 	return false;
 }
 
-/* Copy one report to where the harvest is going. */
+/* Copy one report to where the harvest is going; 0 or -EFAULT. */
 static int kevent_sink_put(struct kevent_queue *q, struct kevent_sink *sink,
 			   struct ukevent *out)
 {
@@ -363,12 +340,11 @@ static int kevent_sink_put(struct kevent_queue *q, struct kevent_sink *sink,
 /*
  * What becomes of a kevent once reported: one-shot and broken ones are
  * removed; an edge-triggered one waits for its next notification; a
- * level-triggered one is queued again, to be rechecked.  One that was
- * notified while in transit is queued again as ready.  Either waits on
- * @later until the harvest ends, so that no call reports it twice.
+ * level-triggered one, or one notified while in transit, is held by the
+ * call and queued again when it ends.
  */
 static void kevent_complete(struct kevent_queue *q, struct kevent *k,
-			    const struct ukevent *out, struct list_head *later)
+			    const struct ukevent *out, struct kevent_sink *sink)
 {
 	bool remove = (out->ret_flags & KEVENT_RET_BROKEN) ||
 		      (k->uk.req_flags & KEVENT_REQ_ONESHOT);
@@ -379,15 +355,10 @@ static void kevent_complete(struct kevent_queue *q, struct kevent *k,
 	spin_lock_irq(&q->ready_lock);
 	k->state &= ~(KEVENT_STATE_TRANSIT | KEVENT_STATE_FORCED |
 		      KEVENT_STATE_RECHECK);
-	if (!remove) {
-		if (k->state & KEVENT_STATE_AGAIN) {
-			k->state &= ~KEVENT_STATE_AGAIN;
-			k->state |= KEVENT_STATE_READY;
-			list_add_tail(&k->ready_entry, later);
-		} else if (!(k->uk.req_flags & KEVENT_REQ_ET)) {
-			k->state |= KEVENT_STATE_READY | KEVENT_STATE_RECHECK;
-			list_add_tail(&k->ready_entry, later);
-		}
+	if (!remove && ((k->state & KEVENT_STATE_AGAIN) ||
+			!(k->uk.req_flags & KEVENT_REQ_ET))) {
+		k->state |= KEVENT_STATE_HELD;
+		list_add_tail(&k->ready_entry, &sink->held);
 	}
 	spin_unlock_irq(&q->ready_lock);
 
@@ -396,20 +367,29 @@ static void kevent_complete(struct kevent_queue *q, struct kevent *k,
 }
 
 /**
+ * kevent_sink_init - prepare the harvests of one system call
+ * @sink: the sink, with @buf, @to_ring and @max set by the caller
+ */
+void kevent_sink_init(struct kevent_sink *sink)
+{
+	sink->done = 0;
+	sink->fault = false;
+	INIT_LIST_HEAD(&sink->held);
+}
+
+/**
  * kevent_harvest - report ready kevents
  * @q: the queue, its mutex held
- * @sink: where to copy them
+ * @sink: where to copy them; @sink->done counts them
  *
- * Return: the number of events in @sink, or -EFAULT if the first copy
- * failed.  An event whose copy fails stays at the head of the ready list.
+ * Stops when @sink is full, the ready list is empty, or a copy faults:
+ * then @sink->fault is set and the event stays at the head of the list.
  */
-int kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink)
+void kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink)
 {
-	unsigned int state, requeued = 0;
 	struct ukevent out;
+	unsigned int state;
 	struct kevent *k;
-	LIST_HEAD(later);
-	int err = 0;
 
 	lockdep_assert_held(&q->mutex);
 
@@ -417,29 +397,69 @@ int kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink)
 		k = kevent_take(q, &state);
 		if (!k)
 			break;
-		if (!kevent_confirm(q, k, state))
-			continue;
-		kevent_report(k, &out);
-		err = kevent_sink_put(q, sink, &out);
-		if (err) {
-			kevent_give_back(q, k);
-			break;
+		if (kevent_confirm(q, k, state)) {
+			kevent_report(k, &out);
+			if (kevent_sink_put(q, sink, &out)) {
+				kevent_give_back(q, k);
+				sink->fault = true;
+				break;
+			}
+			sink->done++;
+			kevent_complete(q, k, &out, sink);
 		}
-		sink->done++;
-		kevent_complete(q, k, &out, &later);
+		if (fatal_signal_pending(current))
+			break;
+		cond_resched();
 	}
+}
+
+/**
+ * kevent_sink_finish - the system call of @sink ends
+ * @q: the queue
+ * @sink: the sink
+ *
+ * The kevents it held go back on the ready list, to be rechecked unless
+ * notified meanwhile, and the wakeup is passed on if events are left.
+ */
+void kevent_sink_finish(struct kevent_queue *q, struct kevent_sink *sink)
+{
+	struct kevent *k;
 
 	spin_lock_irq(&q->ready_lock);
-	list_for_each_entry(k, &later, ready_entry)
-		requeued++;
-	list_splice_tail(&later, &q->ready);
-	q->ready_num += requeued;
-	/* Pass the wakeup on: another thread may take what is left. */
+	list_for_each_entry(k, &sink->held, ready_entry) {
+		k->state &= ~KEVENT_STATE_HELD;
+		k->state |= KEVENT_STATE_READY;
+		if (!(k->state & KEVENT_STATE_AGAIN))
+			k->state |= KEVENT_STATE_RECHECK;
+		k->state &= ~KEVENT_STATE_AGAIN;
+		q->ready_num++;
+	}
+	list_splice_tail_init(&sink->held, &q->ready);
 	if (q->ready_num)
 		kevent_wake(q, false);
 	spin_unlock_irq(&q->ready_lock);
+}
 
-	if (sink->done)
-		return sink->done;
-	return err;
+/**
+ * kevent_any_ready - would a harvest report an event now?
+ * @q: the queue, its mutex held
+ *
+ * Kevents that need a recheck are rechecked, and those no longer ready
+ * leave the list, as a harvest would do, but nothing is reported.
+ */
+bool kevent_any_ready(struct kevent_queue *q)
+{
+	unsigned int state;
+	struct kevent *k;
+
+	lockdep_assert_held(&q->mutex);
+
+	while ((k = kevent_take(q, &state))) {
+		if (kevent_confirm(q, k, state)) {
+			kevent_give_back(q, k);
+			return true;
+		}
+		cond_resched();
+	}
+	return false;
 }

@@ -91,9 +91,14 @@ SYSCALL_DEFINE3(kevent_commit, int, fd, unsigned int, new_uidx,
 	if (IS_ERR(q))
 		return PTR_ERR(q);
 
-	mutex_lock(&q->mutex);
-	ret = kevent_ring_commit(q, new_uidx, over);
-	mutex_unlock(&q->mutex);
+	if (!kevent_ring_owned(q)) {
+		ret = -EPERM;
+	} else if (mutex_lock_killable(&q->mutex)) {
+		ret = -EINTR;
+	} else {
+		ret = kevent_ring_commit(q, new_uidx, over);
+		mutex_unlock(&q->mutex);
+	}
 
 	/* Threads in kevent_wait() may have been waiting for room. */
 	if (ret > 0)

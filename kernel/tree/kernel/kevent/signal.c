@@ -10,43 +10,34 @@
  * latest send in ret_data[0] and the number of sends since the previous
  * report in ret_data[1].
  *
+ * NOMASK acts as a blocked signal would, and no further: the signals the
+ * kernel raises for a fault of the thread are delivered anyway, as
+ * force_sig_info() unblocks them, and SIGTTIN and SIGTTOU, whose blocked
+ * state the terminal driver reads to decide between EIO and a stop, are
+ * refused.
+ *
  * The thread's storage is allocated at its first ADD and hangs off
- * task_struct.kevent_signal; the signal_struct counts the threads that have
- * one, so that the send path of a process that never watched a signal
- * costs one load.  The pointer changes under siglock only, which the send
- * path holds, and the storage is freed an RCU grace period after the
- * thread's exit has reported its kevents broken.
+ * task_struct.kevent_signal; the signal_struct counts the threads that
+ * have one, so that the send path of a process that never watched a
+ * signal costs one load.  The pointer changes under siglock only, which
+ * the send path holds.  The thread's exit and its execve() release the
+ * storage: the registrations are reported broken with -ESRCH, and a new
+ * program never has its signals taken by registrations it did not make.
  */
 
-#include <linux/lockdep.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
 #include <linux/signal.h>
-#include <linux/slab.h>
 
 #include <linux/kevent_signal.h>
 
 #include "kevent.h"
 #include "sources.h"
 
-/*
- * Signals the kernel raises for a fault of the thread.  NOMASK does not
- * keep such a signal off the thread: the faulting instruction would run
- * again for ever.
- */
+/* Signals the kernel raises for a fault of the thread. */
 #define KEVENT_SIGNAL_FAULT_MASK \
 	(sigmask(SIGSEGV) | sigmask(SIGBUS) | sigmask(SIGILL) | \
 	 sigmask(SIGTRAP) | sigmask(SIGFPE) | sigmask(SIGSYS))
-
-/**
- * struct kevent_signal_storage - the signal kevents of one thread
- * @st: the storage
- * @rcu: frees it an RCU grace period after the thread's exit
- */
-struct kevent_signal_storage {
-	struct kevent_storage st;
-	struct rcu_head rcu;
-};
 
 /**
  * struct kevent_signal - the per-kevent data of KEVENT_SIGNAL
@@ -58,16 +49,32 @@ struct kevent_signal {
 	int code;
 };
 
-/*
- * The storage lock of a thread nests inside its siglock.  Storages of
- * other sources are taken where siglock may be taken inside them (a poll
- * of a signalfd), so this one gets a lockdep class of its own.
+/**
+ * struct kevent_signal_hint - a signal being sent, for the kevents
+ * @sig: the signal
+ * @code: its si_code
+ * @fault: raised by the kernel for a fault: NOMASK does not take it
+ * @take: set when a NOMASK kevent takes it
  */
-static struct lock_class_key kevent_signal_lock_key;
+struct kevent_signal_hint {
+	int sig;
+	int code;
+	bool fault;
+	bool take;
+};
 
-static u64 kevent_signal_number(const struct kevent *k)
+/*
+ * The signal number: id.raw[0], once the NOMASK bit, which is bit 63 of
+ * id.raw_u64 and so lies in raw[0] on big-endian, is cleared.  0 if any
+ * other bit of the id is set.
+ */
+static u32 kevent_signal_number(const struct ukevent *uk)
 {
-	return k->uk.id.raw_u64 & ~KEVENT_SIGNAL_NOMASK;
+	struct kevent_id id = {
+		.raw_u64 = uk->id.raw_u64 & ~KEVENT_SIGNAL_NOMASK,
+	};
+
+	return id.raw[1] ? 0 : id.raw[0];
 }
 
 static int kevent_signal_code(struct kernel_siginfo *info)
@@ -79,40 +86,28 @@ static int kevent_signal_code(struct kernel_siginfo *info)
 	return info->si_code;
 }
 
-static bool kevent_signal_is_fault(int sig, struct kernel_siginfo *info)
+/*
+ * A fault signal the kernel raised (si_code > 0, SI_KERNEL included, as
+ * force_sig() sends), not one that kill(), tgkill() or sigqueue() sent.
+ */
+static bool kevent_signal_is_fault(int sig, int code)
 {
-	if (info == SEND_SIG_NOINFO || info == SEND_SIG_PRIV)
-		return false;
-	return info->si_code > 0 && info->si_code < SI_KERNEL &&
-	       sig < SIGRTMIN && (sigmask(sig) & KEVENT_SIGNAL_FAULT_MASK);
+	return sig < SIGRTMIN && (sigmask(sig) & KEVENT_SIGNAL_FAULT_MASK) &&
+	       code > 0;
 }
 
-/* Report @sig to the kevents of @t; true if one of them takes it. */
-static bool kevent_signal_notify(struct task_struct *t, int sig, int code)
+static int kevent_signal_event(struct kevent *k, void *data)
 {
-	struct kevent_signal_storage *kst = t->kevent_signal;
-	struct kevent_signal *s;
-	bool take = false;
-	struct kevent *k;
+	struct kevent_signal_hint *hint = data;
+	struct kevent_signal *s = kevent_priv(k);
 
-	if (!kst)
-		return false;
-
-	/* siglock is held with interrupts disabled. */
-	spin_lock(&kst->st.lock);
-	list_for_each_entry(k, &kst->st.list, storage_entry) {
-		if (kevent_signal_number(k) != sig ||
-		    !(READ_ONCE(k->uk.event) & KEVENT_SIGNAL_DELIVERY))
-			continue;
-		s = kevent_priv(k);
-		WRITE_ONCE(s->code, code);
-		atomic_inc(&s->sent);
-		kevent_ready(k, 1);
-		if (k->uk.id.raw_u64 & KEVENT_SIGNAL_NOMASK)
-			take = true;
-	}
-	spin_unlock(&kst->st.lock);
-	return take;
+	if (kevent_signal_number(&k->uk) != hint->sig)
+		return 0;
+	WRITE_ONCE(s->code, hint->code);
+	kevent_count_add(&s->sent, 1);
+	if ((k->uk.id.raw_u64 & KEVENT_SIGNAL_NOMASK) && !hint->fault)
+		hint->take = true;
+	return 1;
 }
 
 /**
@@ -131,89 +126,89 @@ static bool kevent_signal_notify(struct task_struct *t, int sig, int code)
 bool __kevent_signal_send(struct task_struct *t, int sig,
 			  struct kernel_siginfo *info, enum pid_type type)
 {
-	int code = kevent_signal_code(info);
+	struct kevent_signal_hint hint = {
+		.sig = sig,
+		.code = kevent_signal_code(info),
+	};
 	struct task_struct *p;
-	bool take = false;
 
 	lockdep_assert_held(&t->sighand->siglock);
 
+	hint.fault = kevent_signal_is_fault(sig, hint.code);
 	if (type == PIDTYPE_PID) {
-		take = kevent_signal_notify(t, sig, code);
-	} else {
-		/* siglock keeps the thread list stable. */
-		for_each_thread(t, p)
-			take |= kevent_signal_notify(p, sig, code);
+		if (t->kevent_signal)
+			kevent_storage_notify(t->kevent_signal,
+					      KEVENT_SIGNAL_DELIVERY, &hint);
+		return hint.take;
 	}
-	return take && !kevent_signal_is_fault(sig, info);
+	/* siglock keeps the thread list stable. */
+	for_each_thread(t, p)
+		if (p->kevent_signal)
+			kevent_storage_notify(p->kevent_signal,
+					      KEVENT_SIGNAL_DELIVERY, &hint);
+	return hint.take;
 }
 
 /**
- * __kevent_signal_exit - report and detach the signal kevents of a thread
- * @tsk: the thread, current, in do_exit()
+ * __kevent_signal_release - report and detach the signal kevents of a thread
+ * @tsk: the thread, current, in do_exit() or execve()
  *
- * Called by kevent_signal_exit() for a thread that has had signal kevents.
+ * Called by kevent_signal_release() for a thread that has signal kevents.
  * They are reported once with KEVENT_RET_BROKEN and -ESRCH.
  */
-void __kevent_signal_exit(struct task_struct *tsk)
+void __kevent_signal_release(struct task_struct *tsk)
 {
-	struct kevent_signal_storage *kst = tsk->kevent_signal;
-	struct kevent *k;
+	struct kevent_storage *st;
 
 	spin_lock_irq(&tsk->sighand->siglock);
+	st = tsk->kevent_signal;
 	tsk->kevent_signal = NULL;
 	tsk->signal->kevent_signal_threads--;
 	spin_unlock_irq(&tsk->sighand->siglock);
 
-	/*
-	 * Mark them broken with -ESRCH first: kevent_storage_fini() reports
-	 * -EBADF, which is for a file, but keeps an errno already set.  No
-	 * kevent can be attached meanwhile: only the thread itself attaches.
-	 */
-	spin_lock_irq(&kst->st.lock);
-	list_for_each_entry(k, &kst->st.list, storage_entry)
-		kevent_ready(k, -ESRCH);
-	spin_unlock_irq(&kst->st.lock);
-
-	kevent_storage_fini(&kst->st);
-	kfree_rcu(kst, rcu);
+	/* No kevent can be attached meanwhile: only the thread attaches. */
+	kevent_storage_release(st, -ESRCH);
 }
 
 /* The storage of the calling thread, made at its first signal kevent. */
-static struct kevent_signal_storage *kevent_signal_storage_get(void)
+static struct kevent_storage *kevent_signal_storage(void)
 {
 	struct task_struct *tsk = current;
-	struct kevent_signal_storage *kst = tsk->kevent_signal;
+	struct kevent_storage *st = tsk->kevent_signal;
 
 	/* Only the thread itself sets its pointer. */
-	if (kst)
-		return kst;
-
-	kst = kmalloc(sizeof(*kst), GFP_KERNEL_ACCOUNT);
-	if (!kst)
+	if (st)
+		return st;
+	st = kevent_storage_alloc();
+	if (!st)
 		return NULL;
-	kevent_storage_init(&kst->st);
-	lockdep_set_class(&kst->st.lock, &kevent_signal_lock_key);
-
 	spin_lock_irq(&tsk->sighand->siglock);
-	tsk->kevent_signal = kst;
+	tsk->kevent_signal = st;
 	tsk->signal->kevent_signal_threads++;
 	spin_unlock_irq(&tsk->sighand->siglock);
-	return kst;
+	return st;
+}
+
+static int kevent_signal_validate(const struct ukevent *uk)
+{
+	u32 sig = kevent_signal_number(uk);
+
+	if (sig < 1 || sig > _NSIG || sig_kernel_only(sig) ||
+	    !(uk->event & KEVENT_SIGNAL_DELIVERY))
+		return -EINVAL;
+	if ((uk->id.raw_u64 & KEVENT_SIGNAL_NOMASK) &&
+	    (sig == SIGTTIN || sig == SIGTTOU))
+		return -EINVAL;
+	return 0;
 }
 
 static int kevent_signal_enqueue(struct kevent *k)
 {
-	u64 sig = kevent_signal_number(k);
-	struct kevent_signal_storage *kst;
+	struct kevent_storage *st = kevent_signal_storage();
 
-	if (sig < 1 || sig > _NSIG || sig_kernel_only((int)sig) ||
-	    !(k->uk.event & KEVENT_SIGNAL_DELIVERY))
-		return -EINVAL;
-
-	kst = kevent_signal_storage_get();
-	if (!kst)
+	if (!st)
 		return -ENOMEM;
-	kevent_storage_attach(&kst->st, k);
+	kevent_storage_attach(st, k);
 	return 0;
 }
 
@@ -243,8 +238,10 @@ static void kevent_signal_delivered(struct kevent *k,
 }
 
 const struct kevent_callbacks kevent_signal_callbacks = {
+	.validate	= kevent_signal_validate,
 	.enqueue	= kevent_signal_enqueue,
 	.dequeue	= kevent_storage_detach,
+	.event		= kevent_signal_event,
 	.check		= kevent_signal_check,
 	.fill		= kevent_signal_fill,
 	.delivered	= kevent_signal_delivered,

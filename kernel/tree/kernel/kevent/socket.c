@@ -10,25 +10,26 @@
  * __sock_release() reports its kevents broken and detaches them, before
  * the protocol's ->release() lets go of sock->sk.
  *
- * Lifetimes: a kevent attached to the storage may read sock->sk under the
- * storage lock, because the release detaches every kevent under that lock
- * before sock->sk can go.  struct socket lives in the socket's inode,
- * which is freed an RCU grace period after the release, and the storage
- * is freed with kfree_rcu(): the callbacks, which read sk->sk_wq under
- * RCU, and kevent_storage_detach() can still take the lock of a storage
- * whose socket is being released.
+ * Lifetimes: while a kevent is attached, under the storage lock, its
+ * socket has not been released, so the socket's file can be referenced.
+ * struct socket lives in the socket's inode, which is freed an RCU grace
+ * period after the release, and the storage is released RCU-delayed: the
+ * callbacks, which read sk->sk_wq under RCU, and kevent_storage_detach()
+ * can still take the lock of a storage whose socket is being released.
  *
- * Readiness is read from the socket's state without sleeping or taking a
- * lock, since it is decided in the callbacks, from softirq too, under the
- * storage lock with interrupts off.  The notification path hands
- * kevent_socket_state() to kevent_storage_ready(), which calls it under
- * that lock; ->check, which the core calls without it, takes the lock to
- * keep sock->sk alive.
+ * The callbacks only queue the kevents that ask for the bits that may
+ * have changed; readiness is decided when the kevent is reported, in
+ * process context, holding a reference to the socket's file, as epoll
+ * rechecks with ->poll().  It is read from the socket's state, except for
+ * sending on an AF_UNIX socket, which the protocol's poll decides: a
+ * datagram socket can send only while its peer's queue has room, and the
+ * poll asks the peer to relay the wakeup when room comes
+ * (unix_dgram_peer_wake_relay(), which tells kevent too).
  */
 
+#include <linux/file.h>
 #include <linux/net.h>
-#include <linux/rcupdate.h>
-#include <linux/slab.h>
+#include <linux/poll.h>
 #include <linux/udp.h>
 #include <linux/kevent_socket.h>
 #include <net/inet_connection_sock.h>
@@ -44,16 +45,10 @@
 /**
  * struct kevent_socket - the per-kevent data of KEVENT_SOCKET
  * @sock: the watched socket, not referenced; valid while the kevent is
- *	attached to its storage, and @sock->sk only under the storage lock
+ *	attached to its storage
  */
 struct kevent_socket {
 	struct socket *sock;
-};
-
-/* socket_wq.kevent: a storage that lives an RCU grace period longer. */
-struct kevent_socket_storage {
-	struct kevent_storage st;
-	struct rcu_head rcu;
 };
 
 static bool kevent_socket_supported(const struct sock *sk)
@@ -88,12 +83,9 @@ static bool kevent_socket_can_send(struct socket *sock, struct sock *sk,
 {
 	if (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN)
 		return true;
-	if (sk->sk_family == AF_UNIX) {
-		if (sk->sk_type == SOCK_STREAM && state != TCP_ESTABLISHED)
-			return false;
-		return (refcount_read(&sk->sk_wmem_alloc) << 2) <=
-		       READ_ONCE(sk->sk_sndbuf);
-	}
+	/* A datagram may wait for room at its peer, which only poll knows. */
+	if (sk->sk_family == AF_UNIX)
+		return sock->ops->poll(sock->file, sock, NULL) & EPOLLOUT;
 	if (sk->sk_type == SOCK_DGRAM)
 		return sock_writeable(sk);
 
@@ -115,18 +107,15 @@ static bool kevent_socket_can_send(struct socket *sock, struct sock *sk,
 }
 
 /*
- * Is @k ready?  Called under the storage lock, which keeps sock->sk
- * alive; nothing here sleeps or takes a lock.  The ready bits go to
- * ret_data[0].  A pending error (left for the next socket call to
+ * Is @k ready?  Called in process context, with the socket held.  The
+ * ready bits go to ret_data[0].  A pending error (left for the next socket call to
  * report) makes @k broken with -error; a socket shut down in both
  * directions does so with -EPIPE, unless @k asks for RECV and something
  * is left to read (TCP keeps the skb of a FIN queued until it is read).
  */
-static int kevent_socket_state(struct kevent *k)
+static int kevent_socket_state(struct kevent *k, struct socket *sock)
 {
-	struct kevent_socket *p = kevent_priv(k);
 	u32 event = READ_ONCE(k->uk.event);
-	struct socket *sock = p->sock;
 	struct sock *sk = sock->sk;
 	int err, state, shutdown;
 	u32 ready = 0;
@@ -162,7 +151,7 @@ static int kevent_socket_state(struct kevent *k)
 }
 
 /**
- * __kevent_socket_notify - report the readiness of a socket's kevents
+ * __kevent_socket_notify - queue the kevents of a socket for a recheck
  * @st: the socket's storage
  * @event: the KEVENT_SOCKET_* bits whose readiness may have changed
  *
@@ -170,7 +159,7 @@ static int kevent_socket_state(struct kevent *k)
  */
 void __kevent_socket_notify(struct kevent_storage *st, u32 event)
 {
-	kevent_storage_ready(st, event, kevent_socket_state);
+	kevent_storage_notify(st, event, NULL);
 }
 EXPORT_SYMBOL_GPL(__kevent_socket_notify);
 
@@ -182,37 +171,15 @@ EXPORT_SYMBOL_GPL(__kevent_socket_notify);
  */
 void __kevent_socket_release(struct socket *sock)
 {
-	struct kevent_socket_storage *sst;
-
-	sst = container_of(sock->wq.kevent, struct kevent_socket_storage, st);
-	kevent_storage_fini(&sst->st);
+	kevent_storage_release(sock->wq.kevent, -EBADF);
 	WRITE_ONCE(sock->wq.kevent, NULL);
-	kfree_rcu(sst, rcu);
 }
 
-static struct kevent_storage *kevent_socket_storage(struct socket *sock)
+static int kevent_socket_validate(const struct ukevent *uk)
 {
-	struct kevent_socket_storage *sst;
-	struct kevent_storage *st;
-
-	st = READ_ONCE(sock->wq.kevent);
-	if (st)
-		return st;
-
-	sst = kmalloc(sizeof(*sst), GFP_KERNEL_ACCOUNT);
-	if (!sst)
-		return NULL;
-	kevent_storage_init(&sst->st);
-	/*
-	 * The full barrier of cmpxchg() orders the store before the first
-	 * readiness check; see kevent_socket_notify().
-	 */
-	st = cmpxchg(&sock->wq.kevent, NULL, &sst->st);
-	if (st) {
-		kfree(sst);
-		return st;
-	}
-	return &sst->st;
+	if (!uk->event || (uk->event & ~KEVENT_SOCKET_EVENTS))
+		return -EINVAL;
+	return 0;
 }
 
 static int kevent_socket_enqueue(struct kevent *k)
@@ -222,8 +189,6 @@ static int kevent_socket_enqueue(struct kevent *k)
 	struct socket *sock;
 	int err;
 
-	if (!k->uk.event || (k->uk.event & ~KEVENT_SOCKET_EVENTS))
-		return -EINVAL;
 	sock = sockfd_lookup(k->uk.id.raw[0], &err);
 	if (!sock)
 		return err;
@@ -231,17 +196,14 @@ static int kevent_socket_enqueue(struct kevent *k)
 	if (!kevent_socket_supported(sock->sk))
 		goto out;
 	err = -ENOMEM;
-	st = kevent_socket_storage(sock);
+	st = kevent_storage_get(&sock->wq.kevent);
 	if (!st)
 		goto out;
 
 	p->sock = sock;
 	kevent_storage_attach(st, k);
-	/*
-	 * The socket is held here, so its state may be read unlocked; one
-	 * broken already is reported as the entry's error.
-	 */
-	err = kevent_socket_state(k);
+	/* One broken already is reported as the entry's error. */
+	err = kevent_socket_state(k, sock);
 	if (err < 0)
 		kevent_storage_detach(k);
 out:
@@ -249,29 +211,32 @@ out:
 	return err;
 }
 
-/* The core calls this without the storage lock, which keeps sk alive. */
+/* Under the storage lock: the socket is not released yet. */
+static int kevent_socket_hold(struct kevent *k)
+{
+	struct kevent_socket *p = kevent_priv(k);
+
+	return get_file_rcu(p->sock->file) ? 1 : -EBADF;
+}
+
 static int kevent_socket_check(struct kevent *k)
 {
-	struct kevent_storage *st;
-	unsigned long flags;
-	int ret = -EBADF;
+	struct kevent_socket *p = kevent_priv(k);
+	int ret;
 
-	rcu_read_lock();
-	st = rcu_dereference(k->st);
-	if (st) {
-		spin_lock_irqsave(&st->lock, flags);
-		/* The socket may have been released meanwhile. */
-		if (rcu_access_pointer(k->st) == st)
-			ret = kevent_socket_state(k);
-		spin_unlock_irqrestore(&st->lock, flags);
-	}
-	rcu_read_unlock();
+	ret = kevent_storage_call(k, kevent_socket_hold);
+	if (ret < 0)
+		return ret;
+	ret = kevent_socket_state(k, p->sock);
+	fput(p->sock->file);
 	return ret;
 }
 
 const struct kevent_callbacks kevent_socket_callbacks = {
+	.validate	= kevent_socket_validate,
 	.enqueue	= kevent_socket_enqueue,
 	.dequeue	= kevent_storage_detach,
 	.check		= kevent_socket_check,
 	.priv_size	= sizeof(struct kevent_socket),
+	.flags		= KEVENT_CALLBACKS_RECHECK,
 };

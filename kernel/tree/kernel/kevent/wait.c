@@ -123,9 +123,21 @@ static void kevent_waiter_init(struct kevent_waiter *w, struct kevent_queue *q)
 	w->kick_seq = READ_ONCE(q->kick_seq);
 }
 
+/* Has the deadline passed?  Checked by every loop, not only by sleeps. */
+static bool kevent_deadline_passed(struct kevent_deadline *d)
+{
+	ktime_t now;
+
+	if (d->passed || d->forever)
+		return d->passed;
+	now = d->clock == CLOCK_REALTIME ? ktime_get_real() : ktime_get();
+	d->passed = ktime_compare(now, d->expires) >= 0;
+	return d->passed;
+}
+
 /*
  * Sleep until @w is done or @d passes.  Return 0, or -EINTR if a signal
- * came first.
+ * is pending: it ends the wait whatever else there is.
  */
 static int kevent_sleep(struct kevent_waiter *w, struct kevent_deadline *d)
 {
@@ -134,12 +146,12 @@ static int kevent_sleep(struct kevent_waiter *w, struct kevent_deadline *d)
 
 	for (;;) {
 		prepare_to_wait_exclusive(&q->wq, &w->wq, TASK_INTERRUPTIBLE);
-		if (kevent_waiter_done(w) || d->passed)
-			break;
 		if (signal_pending(current)) {
 			ret = -EINTR;
 			break;
 		}
+		if (kevent_waiter_done(w) || kevent_deadline_passed(d))
+			break;
 		if (d->forever)
 			schedule();
 		else if (!schedule_hrtimeout_range_clock(&d->expires,
@@ -152,12 +164,50 @@ static int kevent_sleep(struct kevent_waiter *w, struct kevent_deadline *d)
 	return ret;
 }
 
+/*
+ * Take events into @sink once @min of them are ready, or @d passed, or
+ * the queue was kicked, or a commit came (for a ring), sleeping until
+ * then: nothing is taken, and consumed, while the wait goes on, so that
+ * other threads may have what this one cannot use yet.  Return 0, or a
+ * negative errno that ends the call if @sink took nothing.
+ */
+static int kevent_harvest_wait(struct kevent_queue *q, struct kevent_sink *sink,
+			       unsigned int min, struct kevent_waiter *w,
+			       struct kevent_deadline *d)
+{
+	bool last;
+	int ret;
+
+	for (;;) {
+		last = kevent_kicked(w) || kevent_deadline_passed(d) ||
+		       (w->ring && READ_ONCE(q->uidx) != w->old_uidx);
+		if (last || READ_ONCE(q->ready_num) >= min - sink->done) {
+			if (mutex_lock_killable(&q->mutex))
+				return -EINTR;
+			if (sink->to_ring)
+				sink->max = sink->done +
+					    min(sink->want - sink->done,
+						q->ring_size - q->used);
+			kevent_harvest(q, sink);
+			mutex_unlock(&q->mutex);
+			if (sink->fault)
+				return -EFAULT;
+			if (last || sink->done >= min)
+				return 0;
+		}
+		w->min_ready = min - sink->done;
+		ret = kevent_sleep(w, d);
+		if (ret)
+			return ret;
+	}
+}
+
 static long kevent_get_events(struct kevent_queue *q, struct file *file,
 			      unsigned int min_nr, unsigned int max_nr,
 			      const struct __kernel_timespec __user *timeout,
 			      struct ukevent __user *buf, unsigned int flags)
 {
-	struct kevent_sink sink = { .buf = buf, .max = max_nr };
+	struct kevent_sink sink = { .buf = buf, .want = max_nr, .max = max_nr };
 	struct kevent_deadline d;
 	struct kevent_waiter w;
 	int ret;
@@ -166,23 +216,16 @@ static long kevent_get_events(struct kevent_queue *q, struct file *file,
 		return -EINVAL;
 	if (!access_ok(buf, array_size(max_nr, sizeof(*buf))))
 		return -EFAULT;
+	if (!kevent_ring_owned(q))
+		return -EPERM;
 	ret = kevent_deadline_get(&d, file, timeout, flags);
 	if (ret)
 		return ret;
 
 	kevent_waiter_init(&w, q);
-	for (;;) {
-		mutex_lock(&q->mutex);
-		ret = kevent_harvest(q, &sink);
-		mutex_unlock(&q->mutex);
-		if (ret < 0 || sink.done >= min_nr || d.passed ||
-		    kevent_kicked(&w))
-			break;
-		w.min_ready = min_nr - sink.done;
-		ret = kevent_sleep(&w, &d);
-		if (ret)
-			break;
-	}
+	kevent_sink_init(&sink);
+	ret = kevent_harvest_wait(q, &sink, min_nr, &w, &d);
+	kevent_sink_finish(q, &sink);
 	if (sink.done)
 		return sink.done;
 	return ret;
@@ -211,13 +254,15 @@ static long kevent_wait(struct kevent_queue *q, struct file *file,
 			const struct __kernel_timespec __user *timeout,
 			unsigned int flags)
 {
-	struct kevent_sink sink = { .to_ring = true };
+	struct kevent_sink sink = { .to_ring = true, .want = num };
 	struct kevent_deadline d;
 	struct kevent_waiter w;
 	int ret;
 
 	if (!q->ring || num > q->ring_size)
 		return -EINVAL;
+	if (!kevent_ring_owned(q))
+		return -EPERM;
 	ret = kevent_deadline_get(&d, file, timeout, flags);
 	if (ret)
 		return ret;
@@ -226,27 +271,23 @@ static long kevent_wait(struct kevent_queue *q, struct file *file,
 	w.ring = true;
 	w.old_uidx = old_uidx;
 	w.min_ready = 1;
-	for (;;) {
-		if (num) {
-			mutex_lock(&q->mutex);
-			sink.max = min(num, q->ring_size - q->used);
-			ret = kevent_harvest(q, &sink);
-			mutex_unlock(&q->mutex);
+	kevent_sink_init(&sink);
+	if (num) {
+		/* Up to num events, as soon as there is one. */
+		ret = kevent_harvest_wait(q, &sink, 1, &w, &d);
+	} else {
+		/* Only wait: for a ready event, room, a commit or a kick. */
+		while (!kevent_waiter_done(&w) && !kevent_deadline_passed(&d) &&
+		       READ_ONCE(q->uidx) == old_uidx) {
+			ret = kevent_sleep(&w, &d);
 			if (ret)
 				break;
-		} else if (kevent_waiter_done(&w)) {
-			break;
 		}
-		if (d.passed || kevent_kicked(&w) ||
-		    READ_ONCE(q->uidx) != old_uidx)
-			break;
-		ret = kevent_sleep(&w, &d);
-		if (ret)
-			break;
 	}
-	if (ret < 0)
-		return ret;
-	return sink.done;
+	kevent_sink_finish(q, &sink);
+	if (sink.done)
+		return sink.done;
+	return ret;
 }
 
 SYSCALL_DEFINE5(kevent_wait, int, fd, unsigned int, num,

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kevent: storages, the lists of kevents that watch one object.
+ *
+ * An object allocates its storage at the first registration and
+ * releases it when it goes away.  Attaching, detaching and notifying
+ * happen under the storage's lock; releasing reports every kevent still
+ * attached as broken, detaches it, and frees the storage an RCU grace
+ * period later, without the queues' mutexes: a queue may be stuck in a
+ * copy to a slow user page, and an object must be able to die meanwhile.
+ *
+ * A kevent is detached by its queue (kevent_storage_detach()) or by its
+ * object (kevent_storage_release()), whichever comes first; k->st tells
+ * which.  The object's side clears it last, with a release store, once
+ * it no longer touches the kevent: the queue's side may then free the
+ * kevent at once, as epoll and io_uring do with their wait entries.
+ */
+
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+
+#include "kevent.h"
+
+/**
+ * __kevent_storage_alloc - allocate a storage
+ * @key: the lockdep class of its lock, one per kind of object
+ *
+ * Use kevent_storage_alloc(), which supplies @key.
+ *
+ * Return: the storage, charged to the caller's memory cgroup, or NULL.
+ */
+struct kevent_storage *__kevent_storage_alloc(struct lock_class_key *key)
+{
+	struct kevent_storage *st = kmalloc(sizeof(*st), GFP_KERNEL_ACCOUNT);
+
+	if (!st)
+		return NULL;
+	spin_lock_init(&st->lock);
+	lockdep_set_class(&st->lock, key);
+	INIT_LIST_HEAD(&st->list);
+	return st;
+}
+
+/**
+ * __kevent_storage_get - the storage an object points to, made if need be
+ * @slot: the object's pointer to its storage, NULL until the first call
+ * @key: the lockdep class of the storage's lock
+ *
+ * Use kevent_storage_get(), which supplies @key.  Callers racing for the
+ * same object get the same storage.  The full barrier of cmpxchg()
+ * orders the store of @slot before whatever the caller reads of the
+ * object next, against an object that changes state and then reads
+ * @slot to notify.
+ *
+ * Return: the storage, or NULL if none could be allocated.
+ */
+struct kevent_storage *__kevent_storage_get(struct kevent_storage **slot,
+					    struct lock_class_key *key)
+{
+	struct kevent_storage *st, *old;
+
+	st = READ_ONCE(*slot);
+	if (st)
+		return st;
+	st = __kevent_storage_alloc(key);
+	if (!st)
+		return NULL;
+	old = cmpxchg(slot, NULL, st);
+	if (old) {
+		kfree(st);
+		return old;
+	}
+	return st;
+}
+
+/**
+ * kevent_storage_attach - attach a kevent to an object
+ * @st: the object's storage
+ * @k: the kevent, not attached anywhere yet
+ */
+void kevent_storage_attach(struct kevent_storage *st, struct kevent *k)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&st->lock, flags);
+	list_add_tail(&k->storage_entry, &st->list);
+	rcu_assign_pointer(k->st, st);
+	spin_unlock_irqrestore(&st->lock, flags);
+}
+
+/*
+ * Detach @k from its storage, whose lock is held.  Nothing touches @k
+ * after the store of NULL: its queue may free it as soon as it sees it.
+ */
+static void kevent_storage_unlink(struct kevent *k)
+{
+	if (k->cb->unhook)
+		k->cb->unhook(k);
+	list_del(&k->storage_entry);
+	/* Pairs with the acquire in kevent_storage_detach(). */
+	smp_store_release(&k->st, NULL);
+}
+
+/**
+ * kevent_storage_detach - detach a kevent from its object, if still attached
+ * @k: the kevent
+ *
+ * Once it returns, the object no longer refers to @k.
+ */
+void kevent_storage_detach(struct kevent *k)
+{
+	struct kevent_storage *st;
+	unsigned long flags;
+
+	rcu_read_lock();
+	/* Pairs with the release in kevent_storage_unlink(). */
+	st = smp_load_acquire(&k->st);
+	if (st) {
+		spin_lock_irqsave(&st->lock, flags);
+		/* The object's release may have come first. */
+		if (rcu_access_pointer(k->st) == st)
+			kevent_storage_unlink(k);
+		spin_unlock_irqrestore(&st->lock, flags);
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * kevent_storage_call - run @fn on @k under its storage's lock
+ * @k: the kevent
+ * @fn: what to run; while @k is attached its object is alive
+ *
+ * For sources that must look at their object outside a notification.
+ *
+ * Return: what @fn returned, or -EBADF if @k is no longer attached.
+ */
+int kevent_storage_call(struct kevent *k, int (*fn)(struct kevent *k))
+{
+	struct kevent_storage *st;
+	unsigned long flags;
+	int ret = -EBADF;
+
+	rcu_read_lock();
+	st = rcu_dereference(k->st);
+	if (st) {
+		spin_lock_irqsave(&st->lock, flags);
+		if (rcu_access_pointer(k->st) == st)
+			ret = fn(k);
+		spin_unlock_irqrestore(&st->lock, flags);
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/**
+ * kevent_storage_notify - an object reports that @event happened
+ * @st: the object's storage
+ * @event: the event bits that happened
+ * @hint: what happened, for the source's &kevent_callbacks.event
+ *
+ * Every kevent attached to @st that asks for one of the bits is asked
+ * whether it is ready (&kevent_callbacks.event; without one, it is), and
+ * queued ready or broken if so.  Callable from any context.
+ */
+void kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint)
+{
+	unsigned long flags;
+	struct kevent *k;
+	int ret;
+
+	spin_lock_irqsave(&st->lock, flags);
+	list_for_each_entry(k, &st->list, storage_entry) {
+		if (!(READ_ONCE(k->uk.event) & event))
+			continue;
+		ret = k->cb->event ? k->cb->event(k, hint) : 1;
+		if (ret)
+			kevent_ready(k, ret);
+	}
+	spin_unlock_irqrestore(&st->lock, flags);
+}
+
+/**
+ * kevent_storage_release - an object goes away
+ * @st: its storage
+ * @err: the error each attached kevent is reported broken with
+ *
+ * Each attached kevent is reported once, broken, leaves its queue's
+ * index (an ADD of the same request succeeds at once) and is detached.
+ * @st is freed an RCU grace period later.
+ */
+void kevent_storage_release(struct kevent_storage *st, int err)
+{
+	struct kevent *k, *next;
+	unsigned long flags;
+
+	spin_lock_irqsave(&st->lock, flags);
+	list_for_each_entry_safe(k, next, &st->list, storage_entry) {
+		kevent_object_gone(k, err);
+		kevent_storage_unlink(k);
+	}
+	spin_unlock_irqrestore(&st->lock, flags);
+	kfree_rcu(st, rcu);
+}
+
+/**
+ * kevent_count_add - add to a count of events, saturating
+ * @count: the count, never negative
+ * @n: events to add
+ *
+ * A count that would pass INT_MAX stays there, so that it never wraps to
+ * a value that reads as "nothing happened".
+ */
+void kevent_count_add(atomic_t *count, u64 n)
+{
+	int old = atomic_read(count), new;
+
+	do {
+		new = n >= INT_MAX - old ? INT_MAX : old + (int)n;
+	} while (!atomic_try_cmpxchg(count, &old, new));
+}
