@@ -139,7 +139,10 @@ config() {
 	logged "$logs/config.log" "$tree/scripts/kconfig/merge_config.sh" \
 		-m -O "$obj" "$obj/.config" $fragments
 	logged "$logs/config.log" make -C "$tree" O="$obj" ARCH=x86_64 olddefconfig
+	# The last fragment that sets an option decides it, as for
+	# merge_config.sh.
 	missing=$(cat $fragments | grep -E '^CONFIG_[A-Z0-9_]+=' |
+		awk -F= '{ last[$1] = $0 } END { for (o in last) print last[o] }' |
 		while read -r line; do
 			grep -qxF "$line" "$obj/.config" || echo "$line"
 		done)
