@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kevent_sys.h - small helpers for the tests, over <kevent.h>.
+ * Include "tap.h" first: the event comparisons are TAP points.
  */
 #ifndef KEVENT_TESTSUITE_KEVENT_SYS_H
 #define KEVENT_TESTSUITE_KEVENT_SYS_H
@@ -107,6 +108,173 @@ static inline int anchored_queue(void)
 		bail_out("anchor timer: %s", strerror(errno));
 	return fd;
 }
+
+/*
+ * Comparing events field by field, as libkqueue's kevent_cmp() does:
+ *
+ *	is_ukevent(got, want, fields, fmt, ...)
+ *		one point: *got equals *want in the fields of the mask
+ *	is_event(n, got, want, fields, fmt, ...)
+ *		one point: n == 1 (one event came) and is_ukevent()
+ *
+ * got and want are pointers; UKEV(.type = ..., .ptr = ...) makes a want.
+ * A failure names the file and line of the check and dumps both
+ * events, the fields that differ marked with '*', those not compared
+ * in parentheses.
+ */
+#define UK_TYPE		(1U << 0)
+#define UK_ID		(1U << 1)
+#define UK_EVENT	(1U << 2)
+#define UK_REQ_FLAGS	(1U << 3)
+#define UK_RET_FLAGS	(1U << 4)
+#define UK_RET_DATA0	(1U << 5)
+#define UK_RET_DATA1	(1U << 6)
+#define UK_PTR		(1U << 7)
+#define UK_RET_DATA	(UK_RET_DATA0 | UK_RET_DATA1)
+#define UK_KEY		(UK_TYPE | UK_ID | UK_PTR)	/* the identity */
+#define UK_ALL		0xffU
+
+#define UKEV(...)	(&(const struct ukevent){ __VA_ARGS__ })
+
+/* The fields of the mask in which a and b differ. */
+static inline unsigned int ukevent_diff(const struct ukevent *a,
+					const struct ukevent *b,
+					unsigned int fields)
+{
+	unsigned int d = 0;
+
+	if (a->type != b->type)
+		d |= UK_TYPE;
+	if (a->id.raw[0] != b->id.raw[0] || a->id.raw[1] != b->id.raw[1])
+		d |= UK_ID;
+	if (a->event != b->event)
+		d |= UK_EVENT;
+	if (a->req_flags != b->req_flags)
+		d |= UK_REQ_FLAGS;
+	if (a->ret_flags != b->ret_flags)
+		d |= UK_RET_FLAGS;
+	if (a->ret_data[0] != b->ret_data[0])
+		d |= UK_RET_DATA0;
+	if (a->ret_data[1] != b->ret_data[1])
+		d |= UK_RET_DATA1;
+	if (a->ptr != b->ptr)
+		d |= UK_PTR;
+	return d & fields;
+}
+
+/* One field: "*name value" if it differs, "(name value)" if not compared. */
+static inline size_t ukevent_field(char *buf, size_t len, const char *text,
+				   unsigned int f, unsigned int fields,
+				   unsigned int diff)
+{
+	int n = snprintf(buf, len, (diff & f) ? " *%s" : (fields & f) ?
+			 " %s" : " (%s)", text);
+
+	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+}
+
+/*
+ * "type 2 *id 0:20000000 (event 0x1) (req_flags 0x1) *ret_flags 0x3
+ * (ret_data[0] 0) ret_data[1] -22 ptr 0x5": '*' marks a field that
+ * differs, parentheses one that is not compared.
+ */
+static inline void ukevent_format(char *buf, size_t len,
+				  const struct ukevent *uk,
+				  unsigned int fields, unsigned int diff)
+{
+	char t[64];
+	size_t off = 0;
+
+	buf[0] = '\0';
+#define UK_FIELD(f, ...) do {						\
+	snprintf(t, sizeof(t), __VA_ARGS__);				\
+	off += ukevent_field(buf + off, len - off, t, f, fields, diff);	\
+} while (0)
+	UK_FIELD(UK_TYPE, "type %u", uk->type);
+	UK_FIELD(UK_ID, "id %u:%u", uk->id.raw[0], uk->id.raw[1]);
+	UK_FIELD(UK_EVENT, "event %#x", uk->event);
+	UK_FIELD(UK_REQ_FLAGS, "req_flags %#x", uk->req_flags);
+	UK_FIELD(UK_RET_FLAGS, "ret_flags %#x", uk->ret_flags);
+	UK_FIELD(UK_RET_DATA0, "ret_data[0] %d", (int)uk->ret_data[0]);
+	UK_FIELD(UK_RET_DATA1, "ret_data[1] %d", (int)uk->ret_data[1]);
+	UK_FIELD(UK_PTR, "ptr %#llx", (unsigned long long)uk->ptr);
+#undef UK_FIELD
+}
+
+static inline void ukevent_dump(const struct ukevent *got,
+				const struct ukevent *want,
+				unsigned int fields, unsigned int diff)
+{
+	char text[256];
+
+	ukevent_format(text, sizeof(text), want, fields, diff);
+	diag("  want:%s", text);
+	ukevent_format(text, sizeof(text), got, fields, diff);
+	diag("  got: %s", text);
+}
+
+static inline int tap_is_event_v(const char *file, int line, int n,
+				 const struct ukevent *got,
+				 const struct ukevent *want,
+				 unsigned int fields, const char *fmt,
+				 va_list ap)
+{
+	int saved = errno;
+	unsigned int diff = ukevent_diff(got, want, fields);
+	int ret = tap_vok(n == 1 && !diff, fmt, ap);
+
+	if (!ret) {
+		if (n < 0)
+			tap_where(file, line, "got -1 (errno %d, %s), want 1 "
+				  "event", saved, strerror(saved));
+		else if (n != 1)
+			tap_where(file, line, "got %d events, want 1%s", n,
+				  n > 0 ? "; the first:" : "");
+		else
+			tap_where(file, line,
+				  "the event differs ('*': differs, (...): not "
+				  "compared):");
+		if (n > 0)
+			ukevent_dump(got, want, fields, diff);
+	}
+	errno = saved;
+	return ret;
+}
+
+static inline TAP_PRINTF(6, 7)
+int tap_is_ukevent(const char *file, int line, const struct ukevent *got,
+		   const struct ukevent *want, unsigned int fields,
+		   const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = tap_is_event_v(file, line, 1, got, want, fields, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static inline TAP_PRINTF(7, 8)
+int tap_is_event_n(const char *file, int line, int n,
+		   const struct ukevent *got, const struct ukevent *want,
+		   unsigned int fields, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = tap_is_event_v(file, line, n, got, want, fields, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+#define is_ukevent(got, want, fields, ...) \
+	tap_is_ukevent(__FILE__, __LINE__, (got), (want), (fields), \
+		       __VA_ARGS__)
+#define is_event(n, got, want, fields, ...) \
+	tap_is_event_n(__FILE__, __LINE__, (n), (got), (want), (fields), \
+		       __VA_ARGS__)
 
 /* Harvest without blocking. */
 static inline int harvest(int fd, struct ukevent *buf, unsigned int max)

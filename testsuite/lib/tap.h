@@ -6,6 +6,8 @@
  *	ok(cond, fmt, ...)		one test point, returns cond != 0
  *	is_int(got, want, fmt, ...)	ok(got == want) with a diagnostic
  *	is_err(expr, E, fmt, ...)	ok(expr == -1 && errno == E)
+ *	(is_ukevent() and is_event(), which compare events field by
+ *	field, are in kevent_sys.h)
  *	skip(n, fmt, ...)		n test points skipped
  *	diag(fmt, ...)			a "# " comment line
  *	bail_out(fmt, ...)		"Bail out!" and exit(1)
@@ -17,6 +19,15 @@
  * whose path gets shorter then fails.  plan() adds one point of its own,
  * "running as 64-bit code" (or 32-bit when the Makefile builds the
  * program with -m32 -DKEVENT_TEST_M32), so it prints "1..n+1".
+ *
+ * ok(), is_int() and is_err() are macros: a point that fails is
+ * followed by a diagnostic naming the file and line of the check
+ * ("# testsuite/tests/ctl.c:57: got: 0, want: 1"), which report.py
+ * shows under the failure.
+ *
+ * A point that checks a statement of the manual carries its tag in the
+ * description: "[kevent_wait.2 EINVAL no-ring]" for an ERRORS entry,
+ * "[KEVENT_REQ_ET.2const]" for a page (doc/testing.md, Traceability).
  *
  * Every line is written with one write(2), so nothing is lost or
  * duplicated when the test is killed by a timeout or forks.
@@ -133,7 +144,21 @@ static inline int tap_vok(int cond, const char *fmt, va_list ap)
 	return cond;
 }
 
-static inline TAP_PRINTF(2, 3) int ok(int cond, const char *fmt, ...)
+/* "# FILE:LINE: text" after a failed point. */
+static inline TAP_PRINTF(3, 4) void tap_where(const char *file, int line,
+					       const char *fmt, ...)
+{
+	char text[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	diag("%s:%d: %s", file, line, text);
+}
+
+static inline TAP_PRINTF(4, 5)
+int tap_ok_at(const char *file, int line, int cond, const char *fmt, ...)
 {
 	va_list ap;
 	int ret;
@@ -141,11 +166,16 @@ static inline TAP_PRINTF(2, 3) int ok(int cond, const char *fmt, ...)
 	va_start(ap, fmt);
 	ret = tap_vok(cond != 0, fmt, ap);
 	va_end(ap);
+	if (!ret)
+		tap_where(file, line, "failed");
 	return ret;
 }
 
-static inline TAP_PRINTF(3, 4)
-int tap_is_int(long long got, long long want, const char *fmt, ...)
+#define ok(cond, ...) tap_ok_at(__FILE__, __LINE__, (cond), __VA_ARGS__)
+
+static inline TAP_PRINTF(5, 6)
+int tap_is_int(const char *file, int line, long long got, long long want,
+	       const char *fmt, ...)
 {
 	int saved = errno;
 	va_list ap;
@@ -156,20 +186,24 @@ int tap_is_int(long long got, long long want, const char *fmt, ...)
 	va_end(ap);
 	if (!ret) {
 		if (got == -1)
-			diag("  got: -1 (errno %d, %s), want: %lld",
-			     saved, strerror(saved), want);
+			tap_where(file, line,
+				  "got: -1 (errno %d, %s), want: %lld",
+				  saved, strerror(saved), want);
 		else
-			diag("  got: %lld, want: %lld", got, want);
+			tap_where(file, line, "got: %lld, want: %lld", got,
+				  want);
 	}
 	errno = saved;
 	return ret;
 }
 
 #define is_int(got, want, ...) \
-	tap_is_int((long long)(got), (long long)(want), __VA_ARGS__)
+	tap_is_int(__FILE__, __LINE__, (long long)(got), (long long)(want), \
+		   __VA_ARGS__)
 
-static inline TAP_PRINTF(4, 5)
-int tap_is_err(long long ret, int err, int want, const char *fmt, ...)
+static inline TAP_PRINTF(6, 7)
+int tap_is_err(const char *file, int line, long long ret, int err, int want,
+	       const char *fmt, ...)
 {
 	va_list ap;
 	int r;
@@ -179,11 +213,13 @@ int tap_is_err(long long ret, int err, int want, const char *fmt, ...)
 	va_end(ap);
 	if (!r) {
 		if (ret == -1)
-			diag("  got: -1 errno %d (%s), want: errno %d (%s)",
-			     err, strerror(err), want, strerror(want));
+			tap_where(file, line,
+				  "got: -1 errno %d (%s), want: errno %d (%s)",
+				  err, strerror(err), want, strerror(want));
 		else
-			diag("  got: %lld, want: -1 errno %d (%s)",
-			     ret, want, strerror(want));
+			tap_where(file, line,
+				  "got: %lld, want: -1 errno %d (%s)",
+				  ret, want, strerror(want));
 	}
 	return r;
 }
@@ -192,7 +228,8 @@ int tap_is_err(long long ret, int err, int want, const char *fmt, ...)
 #define is_err(expr, want, ...) ({					\
 	long long tap_r_ = (long long)(expr);				\
 	int tap_e_ = errno;						\
-	tap_is_err(tap_r_, tap_e_, (want), __VA_ARGS__);		\
+	tap_is_err(__FILE__, __LINE__, tap_r_, tap_e_, (want),		\
+		   __VA_ARGS__);					\
 })
 
 static inline TAP_PRINTF(2, 3) void skip(unsigned int n, const char *fmt, ...)
