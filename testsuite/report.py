@@ -3,7 +3,8 @@
 report: a line per test point, per program and per kernel-log check, and
 a last line "N passed, N failed[, N skipped]".  Exit 1 if anything failed.
 
-usage: report.py [--expected FILE] [--host HOST_TAP] GUEST_LOG
+usage: report.py [--expected FILE] [--host HOST_TAP] [--trace]
+                 [--variant NAME] GUEST_LOG
 
 --expected names the programs the build made, one "NAME KIND" a line
 (KIND tap or example; the Makefile writes build/guest/expected): each
@@ -20,12 +21,26 @@ console shows WARNING and above, so a splat survives a guest that dies.
 
 TAP points may carry a tag "[cell SOURCE FLAG PATH]"; the passing points
 per cell make the flag x source matrix, printed before the summary.
+
+--trace (make check) adds the traceability report of
+scripts/traceability.py: every ERRORS entry of the manual and every
+command and flag page (man2const) must be named by the tag of a passing
+point ("[kevent_wait.2 EINVAL no-ring]", "[KEVENT_REQ_ET.2const]"), or
+it fails.  --variant (normal or debug; default: debug when the log has
+a kmemleak report) says whether the ENOMEM entries must be shown by
+the fault injection of this run or may be left to the debug variant.
 """
 import argparse
+import os
 import re
 import signal
 import sys
 import traceback
+
+# scripts/traceability.py, imported for --trace, without a __pycache__.
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), 'scripts'))
 
 # A kernel log line: "[    3.141592] text", from the console or a dump.
 KTIME = re.compile(r'\[\s*(\d+\.\d+)\] ?')
@@ -444,7 +459,7 @@ def stop_reason(g):
     return 'panic, time limit or a lost console'
 
 
-def guest(report, path, expected, matrix):
+def guest(report, path, expected, matrix, trace=None):
     try:
         with open(path, errors='replace') as f:
             text = f.read().splitlines()
@@ -470,6 +485,8 @@ def guest(report, path, expected, matrix):
         if kind == 'tap':
             score_tap(report, run.name, out, status)
             matrix.collect(run.name, out)
+            if trace is not None:
+                trace.collect(run.name, out)
         else:
             score_example(report, run.name, out, status)
     ran = {r.name for r in g.runs}
@@ -495,6 +512,7 @@ def guest(report, path, expected, matrix):
             report.result('FAIL', f'guest: did not finish ({stop_reason(g)})')
     if g.begun:
         kernel_checks(report, g)
+    return g
 
 
 class Matrix:
@@ -554,6 +572,36 @@ class Matrix:
                           'path cells have a passing point')
 
 
+def trace_report(report, trace):
+    """The traceability report: what no passing tagged point checks."""
+    import traceability
+    good, summary, _, uncovered, lint, bad = \
+        traceability.report_lines(trace)
+    for line in summary:
+        print(line)
+    def count(n, one, many):
+        return f'{n} {one if n == 1 else many}'
+
+    if lint:
+        report.result('FAIL', 'traceability: ' +
+                      count(len(lint), 'problem', 'problems') +
+                      ' with the ERRORS-ID lines of the manual', lint[:60])
+    if bad:
+        report.result('FAIL', 'traceability: ' +
+                      count(len(bad), 'tag that names', 'tags that name') +
+                      ' no statement, or several',
+                      [f'{w}: {m}' for w, m in bad[:60]])
+    if uncovered:
+        report.result('FAIL', 'traceability: ' +
+                      count(len(uncovered), 'statement', 'statements') +
+                      ' of the manual that no passing tagged point checks',
+                      [traceability.describe(st) for st in uncovered])
+    if good:
+        report.result('PASS', 'traceability: every ERRORS entry and every '
+                      'command and flag page is checked by a passing '
+                      'tagged point')
+
+
 def read_expected(report, path):
     try:
         with open(path, errors='replace') as f:
@@ -579,6 +627,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--host', action='append', default=[])
     ap.add_argument('--expected')
+    ap.add_argument('--trace', action='store_true',
+                    help='the traceability report (scripts/traceability.py)')
+    ap.add_argument('--variant', help='normal or debug, for --trace')
     ap.add_argument('guest_log')
     args = ap.parse_args()
     report = Report()
@@ -597,8 +648,17 @@ def main():
             expected = read_expected(report, args.expected)
         names = {n for n, _ in expected or []}
         matrix = Matrix('matrix' in names)
-        guest(report, args.guest_log, expected, matrix)
+        trace = None
+        if args.trace:
+            import traceability
+            trace = traceability.Trace(variant=args.variant)
+        g = guest(report, args.guest_log, expected, matrix, trace)
         matrix.report(report)
+        if trace is not None:
+            if not args.variant:
+                trace.variant = ('debug' if g.kmemleak is not None
+                                 else 'normal')
+            trace_report(report, trace)
     except Exception as err:    # never end without the summary line
         report.result('FAIL', f'report.py: internal error: {err!r}',
                       traceback.format_exc().splitlines()[-6:])
