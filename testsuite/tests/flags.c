@@ -45,20 +45,23 @@ static void test_oneshot(void)
 
 	setup_add(fd, timer_ms(20, KEVENT_REQ_ONESHOT, 1));
 	n = sys_kevent_get_events(fd, 1, 4, TSP(2, 0), buf, 0);
-	is_int(n, 1, "a ONESHOT 20 ms timer is delivered");
+	is_int(n, 1, "a ONESHOT 20 ms timer is delivered "
+	       "[KEVENT_REQ_ONESHOT.2const]");
 	ok(ms_since(start) >= 19, "not before its period (%lld ms)",
 	   ms_since(start));
-	ok(n == 1 && buf[0].ptr == 1 && buf[0].type == KEVENT_TIMER &&
-	   buf[0].event == KEVENT_TIMER_FIRED &&
-	   buf[0].req_flags == KEVENT_REQ_ONESHOT &&
-	   buf[0].id.raw[0] == 0 && buf[0].id.raw[1] == 20000000,
-	   "the event carries the request's type, id, event, flags, ptr");
-	is_int(buf[0].ret_flags, KEVENT_RET_DONE, "the event has DONE only");
+	is_event(n, buf, UKEV(.type = KEVENT_TIMER, .id.raw = { 0, 20000000 },
+			      .event = KEVENT_TIMER_FIRED,
+			      .req_flags = KEVENT_REQ_ONESHOT, .ptr = 1),
+		 UK_KEY | UK_EVENT | UK_REQ_FLAGS,
+		 "the event carries the request's type, id, event, flags, ptr");
+	is_int(buf[0].ret_flags, KEVENT_RET_DONE, "the event has DONE only "
+	       "[KEVENT_RET_DONE.2const]");
 	is_int(buf[0].ret_data[1], 1, "ret_data[1]: one expiry");
 	is_int(sys_kevent_get_events(fd, 1, 4, TSP(0, 100000000), buf, 0), 0,
-	       "ONESHOT: nothing more within 100 ms");
+	       "ONESHOT: nothing more within 100 ms [KEVENT_REQ_ONESHOT.2const]");
 	is_int(remove_found(fd, timer_ms(20, KEVENT_REQ_ONESHOT, 1)), 0,
-	       "ONESHOT: removed after delivery (REMOVE gives ENOENT)");
+	       "ONESHOT: removed after delivery (REMOVE gives ENOENT) "
+	       "[KEVENT_REQ_ONESHOT.2const] [kevent_ctl.2 ENOENT]");
 	close(fd);
 }
 
@@ -129,16 +132,19 @@ static void test_timer_einval(void)
 {
 	static const struct {
 		__u32 sec, nsec, event, req_flags;
-		const char *what;
+		const char *what, *tag;
 	} t[] = {
-		{ 0, 1000000000U, KEVENT_TIMER_FIRED, 0, "nsec 1000000000" },
+		{ 0, 1000000000U, KEVENT_TIMER_FIRED, 0, "nsec 1000000000",
+		  "nsec" },
 		{ 1, 0xffffffffU, KEVENT_TIMER_FIRED, KEVENT_REQ_ONESHOT,
-		  "nsec 0xffffffff" },
-		{ 0, 0, KEVENT_TIMER_FIRED, 0, "zero period without ONESHOT" },
+		  "nsec 0xffffffff", "nsec" },
+		{ 0, 0, KEVENT_TIMER_FIRED, 0, "zero period without ONESHOT",
+		  "zero-period" },
 		{ 0, 0, KEVENT_TIMER_FIRED, KEVENT_REQ_ET,
-		  "zero period with ET only" },
-		{ 0, 20000000, 0, 0, "event 0 (no TIMER_FIRED)" },
-		{ 0, 20000000, 1U << 1, 0, "event 0x2 (no TIMER_FIRED)" },
+		  "zero period with ET only", "zero-period" },
+		{ 0, 20000000, 0, 0, "event 0 (no TIMER_FIRED)", "event" },
+		{ 0, 20000000, 1U << 1, 0, "event 0x2 (no TIMER_FIRED)",
+		  "event" },
 	};
 	struct ukevent uk, buf[2];
 	unsigned int i;
@@ -149,9 +155,12 @@ static void test_timer_einval(void)
 		uk.event = t[i].event;
 		is_int(ctl1(fd, KEVENT_CTL_ADD, &uk), 1,
 		       "timer with %s: ADD copies the entry back", t[i].what);
-		ok(uk.ret_flags == BROKEN_DONE &&
-		   uk.ret_data[1] == (__u32)-EINVAL,
-		   "timer with %s: EINVAL", t[i].what);
+		is_ukevent(&uk, UKEV(.ret_flags = BROKEN_DONE,
+				     .ret_data = { 0, (__u32)-EINVAL }),
+			   UK_RET_FLAGS | UK_RET_DATA1,
+			   "timer with %s: EINVAL [kevent_timer.7 EINVAL %s] "
+			   "[kevent_ctl.2 EINVAL type-check]", t[i].what,
+			   t[i].tag);
 	}
 	is_int(sys_kevent_get_events(fd, 0, 2, TSP(0, 50000000), buf, 0), 0,
 	       "rejected timers deliver nothing");
@@ -170,7 +179,8 @@ static void test_zero_oneshot(void)
 
 	/* A timer is never ready at ADD, even one that expires at once. */
 	n = ctl1(fd, KEVENT_CTL_ADD, &uk);
-	is_int(n, 0, "a zero-period ONESHOT timer is registered, not copied back");
+	is_int(n, 0, "a zero-period ONESHOT timer is registered, not copied "
+	       "back [KEVENT_REQ_ALWAYS_QUEUE.2const]");
 	first = sys_kevent_get_events(fd, 1, 4, TSP(1, 0), buf, 0);
 	ptr = first == 1 ? buf[0].ptr : 0;
 	again = sys_kevent_get_events(fd, 1, 4, TSP(0, 100000000), buf, 0);
@@ -182,7 +192,8 @@ static void test_zero_oneshot(void)
 	uk = timer_ukevent(0, 0, KEVENT_REQ_ONESHOT | KEVENT_REQ_ALWAYS_QUEUE,
 			   21);
 	is_int(ctl1(fd, KEVENT_CTL_ADD, &uk), 0,
-	       "with ALWAYS_QUEUE a zero-period ONESHOT timer is not copied back");
+	       "with ALWAYS_QUEUE a zero-period ONESHOT timer is not copied "
+	       "back [KEVENT_REQ_ALWAYS_QUEUE.2const]");
 	n = sys_kevent_get_events(fd, 1, 4, TSP(1, 0), buf, 0);
 	ok(n == 1 && buf[0].ptr == 21 && buf[0].ret_flags == KEVENT_RET_DONE,
 	   "and is delivered by kevent_get_events");
@@ -214,7 +225,8 @@ static void test_level_vs_edge(void)
 	ok(n == 1 && buf[0].ptr == 30, "a write makes it ready");
 	n = sys_kevent_get_events(fd, 0, 4, TSP(0, 0), buf, 0);
 	ok(n == 1 && buf[0].ptr == 30,
-	   "level triggered: delivered again while still readable");
+	   "level triggered: delivered again while still readable "
+	   "[KEVENT_REQ_ET.2const]");
 	if (read(p[0], &c, 1) != 1)
 		bail_out("read");
 	is_int(sys_kevent_get_events(fd, 0, 4, TSP(0, 0), buf, 0), 0,
@@ -232,16 +244,20 @@ static void test_level_vs_edge(void)
 	if (write(p[1], &c, 1) != 1)
 		bail_out("write");
 	n = sys_kevent_get_events(fd, 1, 4, TSP(1, 0), buf, 0);
-	ok(n == 1 && buf[0].ptr == 31 && buf[0].ret_flags == KEVENT_RET_DONE,
-	   "ET: the first write is delivered");
+	is_event(n, buf, UKEV(.ptr = 31, .ret_flags = KEVENT_RET_DONE),
+		 UK_PTR | UK_RET_FLAGS,
+		 "ET: the first write is delivered [KEVENT_REQ_ET.2const]");
 	is_int(sys_kevent_get_events(fd, 0, 4, TSP(0, 50000000), buf, 0), 0,
-	       "ET: not delivered again while nothing changes");
+	       "ET: not delivered again while nothing changes "
+	       "[KEVENT_REQ_ET.2const]");
 	if (write(p[1], &c, 1) != 1)
 		bail_out("write");
 	n = sys_kevent_get_events(fd, 1, 4, TSP(1, 0), buf, 0);
-	ok(n == 1 && buf[0].ptr == 31, "ET: a new write is delivered again");
+	ok(n == 1 && buf[0].ptr == 31, "ET: a new write is delivered again "
+	   "[KEVENT_REQ_ET.2const]");
 	is_int(remove_found(fd, poll_ukevent(p[0], KEVENT_POLL_POLLIN, 0, 31)),
-	       1, "ET: the registration stays after delivery");
+	       1, "ET: the registration stays after delivery "
+	       "[KEVENT_REQ_ET.2const]");
 	close(p[0]);
 	close(p[1]);
 
@@ -266,12 +282,14 @@ static void test_last_check(void)
 	if (write(p[1], &c, 1) != 1 || read(p[0], &c, 1) != 1)
 		bail_out("write/read");
 	is_int(sys_kevent_get_events(fd, 0, 4, TSP(0, 0), buf, 0), 0,
-	       "LAST_CHECK: ready but drained before harvest: not reported");
+	       "LAST_CHECK: ready but drained before harvest: not reported "
+	       "[KEVENT_REQ_LAST_CHECK.2const]");
 	if (write(p[1], &c, 1) != 1)
 		bail_out("write");
 	n = sys_kevent_get_events(fd, 1, 4, TSP(1, 0), buf, 0);
 	ok(n == 1 && buf[0].ptr == 40,
-	   "LAST_CHECK: went back to waiting, reported on the next write");
+	   "LAST_CHECK: went back to waiting, reported on the next write "
+	   "[KEVENT_REQ_LAST_CHECK.2const]");
 	must(remove_found(fd, poll_ukevent(p[0], KEVENT_POLL_POLLIN, 0,
 					   40)) == 1,
 	     "REMOVE of the LAST_CHECK pipe registration");
@@ -296,7 +314,8 @@ static void test_always_queue(void)
 		bail_out("write");
 	uk = poll_ukevent(p[0], KEVENT_POLL_POLLIN, 0, 50);
 	is_int(ctl1(fd, KEVENT_CTL_ADD, &uk), 1,
-	       "ready at ADD without ALWAYS_QUEUE: copied back");
+	       "ready at ADD without ALWAYS_QUEUE: copied back "
+	       "[KEVENT_REQ_ALWAYS_QUEUE.2const]");
 	is_int(uk.ret_flags, KEVENT_RET_DONE,
 	       "ready at ADD: the copied-back entry has DONE only");
 	is_int(sys_kevent_get_events(fd, 0, 4, TSP(0, 0), buf, 0), 0,
@@ -307,10 +326,13 @@ static void test_always_queue(void)
 	uk = poll_ukevent(p[0], KEVENT_POLL_POLLIN, KEVENT_REQ_ALWAYS_QUEUE,
 			  51);
 	is_int(ctl1(fd, KEVENT_CTL_ADD, &uk), 0,
-	       "ready at ADD with ALWAYS_QUEUE: not copied back");
+	       "ready at ADD with ALWAYS_QUEUE: not copied back "
+	       "[KEVENT_REQ_ALWAYS_QUEUE.2const]");
 	n = sys_kevent_get_events(fd, 0, 4, TSP(0, 0), buf, 0);
-	ok(n == 1 && buf[0].ptr == 51 && buf[0].ret_flags == KEVENT_RET_DONE,
-	   "ALWAYS_QUEUE: queued ready and delivered");
+	is_event(n, buf, UKEV(.ptr = 51, .ret_flags = KEVENT_RET_DONE),
+		 UK_PTR | UK_RET_FLAGS,
+		 "ALWAYS_QUEUE: queued ready and delivered "
+		 "[KEVENT_REQ_ALWAYS_QUEUE.2const]");
 	is_int(remove_found(fd, poll_ukevent(p[0], KEVENT_POLL_POLLIN, 0, 51)),
 	       1, "ALWAYS_QUEUE: the registration is kept");
 	close(p[0]);
@@ -381,11 +403,14 @@ static void wakeup_case(int all)
 	if (!all)
 		msleep(500);	/* give a wrong second wakeup time to show */
 	if (all) {
-		is_int(ndone(w), 2, "WAKEUP_ALL: one expiry wakes both threads");
+		is_int(ndone(w), 2, "WAKEUP_ALL: one expiry wakes both threads "
+		       "[KEVENT_REQ_WAKEUP_ALL.2const]");
 	} else {
-		is_int(ndone(w), 1, "no WAKEUP_ALL: one expiry wakes exactly one thread");
+		is_int(ndone(w), 1, "no WAKEUP_ALL: one expiry wakes exactly "
+		       "one thread [KEVENT_REQ_WAKEUP_ALL.2const]");
 		ok(thread_state(w[0].done ? w[1].tid : w[0].tid) == 'S',
-		   "no WAKEUP_ALL: the other thread still sleeps");
+		   "no WAKEUP_ALL: the other thread still sleeps "
+		   "[KEVENT_REQ_WAKEUP_ALL.2const]");
 	}
 	sys_kevent_ctl(fd, KEVENT_CTL_READY, 0, NULL);	/* release the rest */
 	for (i = 0; i < 2; i++)

@@ -124,18 +124,25 @@ static int fdinfo_count(int q)
  */
 struct crec {
 	int ok;
+	int line;		/* of the cok() in the child */
+	char file[56];
 	char msg[252];
 };
 
 static int crec_fd = -1;
 
-static TAP_PRINTF(2, 3) void cok(int cond, const char *fmt, ...)
+#define cok(cond, ...) cok_at(__FILE__, __LINE__, (cond), __VA_ARGS__)
+
+static TAP_PRINTF(4, 5) void cok_at(const char *file, int line, int cond,
+				    const char *fmt, ...)
 {
 	struct crec r;
 	va_list ap;
 
 	memset(&r, 0, sizeof(r));
 	r.ok = cond != 0;
+	r.line = line;
+	snprintf(r.file, sizeof(r.file), "%s", file);
 	va_start(ap, fmt);
 	vsnprintf(r.msg, sizeof(r.msg), fmt, ap);
 	va_end(ap);
@@ -205,7 +212,8 @@ static int in_child(unsigned int n, unsigned int ms, void (*fn)(void *),
 		if (read(pfd[0], &r, sizeof(r)) != (ssize_t)sizeof(r))
 			break;
 		r.msg[sizeof(r.msg) - 1] = '\0';
-		ok(r.ok, "%s", r.msg);
+		r.file[sizeof(r.file) - 1] = '\0';
+		tap_ok_at(r.file, r.line, r.ok, "%s", r.msg);
 		got++;
 	}
 	left = ms - ms_since(start);
@@ -263,7 +271,7 @@ static void c1_child(void *arg)
 	err = errno;
 	ms = ms_since(start);
 	cok(n == 1, "C1: min_nr 2, buf's second slot unmapped: returns 1 "
-	    "(got %d, errno %d)", n, n < 0 ? err : 0);
+	    "(got %d, errno %d) [kevent_get_events.2 EFAULT buf-copy]", n, n < 0 ? err : 0);
 	cok(ms < 3000, "C1: ... at once, not at the 5 s timeout (%lld ms)",
 	    ms);
 	first = buf[0].ptr;
@@ -276,16 +284,17 @@ static void c1_child(void *arg)
 	cok(n == 1 && good[0].ptr == 3 - first &&
 	    good[0].ret_flags == KEVENT_RET_DONE,
 	    "C1: the event that faulted is reported by the next call "
-	    "(got %d, ptr %llu)", n, (unsigned long long)good[0].ptr);
+	    "(got %d, ptr %llu) [kevent_get_events.2 EFAULT buf-copy]", n,
+	    (unsigned long long)good[0].ptr);
 
 	/* A fault on the first copy: EFAULT, and the event stays. */
 	uk[0] = timer_ukevent(0, 1000, KEVENT_REQ_ONESHOT, 3);
 	add1(q, uk[0]);
 	n = sys_kevent_get_events(q, 1, 1, TSP(2, 0), unmapped_page(), 0);
 	cok(n == -1 && errno == EFAULT,
-	    "C1: a fault on the first copy: EFAULT (got %d)", n);
+	    "C1: a fault on the first copy: EFAULT (got %d) [kevent_get_events.2 EFAULT buf-copy]", n);
 	cok(wait1(q, good, 2000) == 1 && good[0].ptr == 3,
-	    "C1: ... and that event stays ready for the next call");
+	    "C1: ... and that event stays ready for the next call [kevent_get_events.2 EFAULT buf-copy]");
 }
 
 static void test_c1(void)
@@ -471,10 +480,12 @@ static void test_m2(void)
 	q = new_queue(0);
 	uk[0] = sig_uk(SIGTTIN, 1, 0, 23);
 	ok(ctl1(q, KEVENT_CTL_ADD, &uk[0]) == 1 && entry_err(&uk[0], EINVAL),
-	   "M2: ADD of SIGTTIN with NOMASK: EINVAL");
+	   "M2: ADD of SIGTTIN with NOMASK: EINVAL "
+	   "[kevent_signal.7 EINVAL tty-nomask]");
 	uk[0] = sig_uk(SIGTTOU, 1, 0, 24);
 	ok(ctl1(q, KEVENT_CTL_ADD, &uk[0]) == 1 && entry_err(&uk[0], EINVAL),
-	   "M2: ADD of SIGTTOU with NOMASK: EINVAL");
+	   "M2: ADD of SIGTTOU with NOMASK: EINVAL "
+	   "[kevent_signal.7 EINVAL tty-nomask]");
 	is_int(add1(q, sig_uk(SIGTTIN, 0, 0, 25)), 0,
 	       "M2: SIGTTIN without NOMASK is accepted");
 	close(q);
@@ -565,18 +576,21 @@ static void m3_fork_child(void *arg)
 	memset(buf, 0x5a, sizeof(buf));
 	r = sys_kevent_get_events(c->q, 0, 2, TSP(0, 0), buf, 0);
 	cok(r == -1 && errno == EPERM,
-	    "M3: fork: kevent_get_events() in the child: EPERM (got %d)", r);
+	    "M3: fork: kevent_get_events() in the child: EPERM (got %d) "
+	    "[kevent_get_events.2 EPERM]", r);
 	cok(all_bytes(buf, 0x5a, sizeof(buf)),
 	    "M3: fork: ... and nothing was written to its buffer");
 	r = sys_kevent_wait(c->q, 1, 0, TSP(0, 0), 0);
 	cok(r == -1 && errno == EPERM,
-	    "M3: fork: kevent_wait() in the child: EPERM (got %d)", r);
+	    "M3: fork: kevent_wait() in the child: EPERM (got %d) "
+	    "[kevent_wait.2 EPERM]", r);
 	cok(c->ring->ring_kidx == 0 &&
 	    all_bytes(c->ring->event, 0xff, sizeof(struct ukevent)),
 	    "M3: fork: ... and the child's copy of the ring is untouched");
 	r = sys_kevent_commit(c->q, 0, 0);
 	cok(r == -1 && errno == EPERM,
-	    "M3: fork: kevent_commit() in the child: EPERM (got %d)", r);
+	    "M3: fork: kevent_commit() in the child: EPERM (got %d) "
+	    "[kevent_commit.2 EPERM]", r);
 	cok(add1(c->q, timer_ms(100000, 0, 0x77)) == 0,
 	    "M3: fork: kevent_ctl() works in the child");
 }
@@ -640,11 +654,11 @@ static void m3_scm_child(void *arg)
 	r = sys_kevent_get_events(fd, 0, 2, TSP(0, 0), buf, 0);
 	cok(r == -1 && errno == EPERM,
 	    "M3: SCM_RIGHTS: kevent_get_events() in the receiver: EPERM "
-	    "(got %d)", r);
+	    "(got %d) [kevent_get_events.2 EPERM]", r);
 	r = sys_kevent_wait(fd, 1, 0, TSP(0, 0), 0);
 	cok(r == -1 && errno == EPERM,
-	    "M3: SCM_RIGHTS: kevent_wait() in the receiver: EPERM (got %d)",
-	    r);
+	    "M3: SCM_RIGHTS: kevent_wait() in the receiver: EPERM (got %d) "
+	    "[kevent_wait.2 EPERM]", r);
 	cok(all_bytes(c->ring, 0, c->len),
 	    "M3: SCM_RIGHTS: the receiver's memory at the sender's ring "
 	    "address is untouched");
@@ -763,7 +777,8 @@ static void test_m3(void)
 	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	   "M3: execve() with the fd open: the new image gets EPERM from "
 	   "kevent_get_events(), kevent_wait() and kevent_commit() "
-	   "(status %#x)", st);
+	   "(status %#x) [kevent_get_events.2 EPERM] [kevent_wait.2 EPERM] "
+	   "[kevent_commit.2 EPERM]", st);
 
 	/* A queue without a ring works anywhere. */
 	memset(&c, 0, sizeof(c));
@@ -825,7 +840,9 @@ static void test_m4(void)
 	is_int(add1(q, uk), 0, "M4: ONESHOT timer of period 0 added");
 	uk.req_flags = 0;
 	ok(ctl1(q, KEVENT_CTL_MODIFY, &uk) == 1 && entry_err(&uk, EINVAL),
-	   "M4: MODIFY of it to periodic: EINVAL (flags %#x, data %d)",
+	   "M4: MODIFY of it to periodic: EINVAL (flags %#x, data %d) "
+	   "[kevent_timer.7 EINVAL zero-period] "
+	   "[kevent_ctl.2 EINVAL type-check]",
 	   uk.ret_flags, (int)uk.ret_data[1]);
 	close(q);
 
@@ -857,30 +874,34 @@ static void test_m4(void)
 	uk = fd_uk(KEVENT_PIPE, p[0], 0x80, 0, 52);
 	ok(ctl1(q, KEVENT_CTL_MODIFY, &uk) == 1 && entry_err(&uk, EINVAL),
 	   "M4: MODIFY of a pipe registration to an unknown event bit: "
-	   "EINVAL");
+	   "EINVAL [kevent_pipe.7 EINVAL event]");
 	uk = fd_uk(KEVENT_PIPE, p[0], 0, 0, 52);
 	ok(ctl1(q, KEVENT_CTL_MODIFY, &uk) == 1 && entry_err(&uk, EINVAL),
-	   "M4: MODIFY of a pipe registration to no event: EINVAL");
+	   "M4: MODIFY of a pipe registration to no event: EINVAL "
+	   "[kevent_pipe.7 EINVAL event]");
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv))
 		bail_out("socketpair");
 	add1(q, fd_uk(KEVENT_SOCKET, sv[0], RECV, 0, 53));
 	uk = fd_uk(KEVENT_SOCKET, sv[0], 0x8, 0, 53);
 	ok(ctl1(q, KEVENT_CTL_MODIFY, &uk) == 1 && entry_err(&uk, EINVAL),
 	   "M4: MODIFY of a socket registration to an unknown event bit: "
-	   "EINVAL");
+	   "EINVAL [kevent_socket.7 EINVAL]");
 	add1(q, sig_uk(SIGUSR2, 0, 0, 54));
 	uk = sig_uk(SIGUSR2, 0, 0, 54);
 	uk.event = 0;
 	ok(ctl1(q, KEVENT_CTL_MODIFY, &uk) == 1 && entry_err(&uk, EINVAL),
-	   "M4: MODIFY of a signal registration without DELIVERY: EINVAL");
+	   "M4: MODIFY of a signal registration without DELIVERY: EINVAL "
+	   "[kevent_signal.7 EINVAL event]");
 	add1(q, timer_ms(100000, 0, 55));
 	uk = timer_ms(100000, 0, 55);
 	uk.event = 0;
 	ok(ctl1(q, KEVENT_CTL_MODIFY, &uk) == 1 && entry_err(&uk, EINVAL),
-	   "M4: MODIFY of a timer without FIRED: EINVAL");
+	   "M4: MODIFY of a timer without FIRED: EINVAL "
+	   "[kevent_timer.7 EINVAL event]");
 	uk = timer_ms(100000, 0x100, 55);
 	ok(ctl1(q, KEVENT_CTL_MODIFY, &uk) == 1 && entry_err(&uk, EINVAL),
-	   "M4: MODIFY with an unknown request flag: EINVAL");
+	   "M4: MODIFY with an unknown request flag: EINVAL "
+	   "[kevent_ctl.2 EINVAL req-flags]");
 	close(p[0]);
 	close(p[1]);
 	close(sv[0]);
@@ -1111,7 +1132,8 @@ static void test_item2_kind(enum obj_kind kind)
 	is_int(fdinfo_count(q), 1, "item 2: %s closed: its registration left "
 	       "the index at once (fdinfo lists the anchor only)", name);
 	ok(ctl1(q, KEVENT_CTL_REMOVE, &uk) == 1 && entry_err(&uk, ENOENT),
-	   "item 2: %s: REMOVE of the dead registration: ENOENT", name);
+	   "item 2: %s: REMOVE of the dead registration: ENOENT "
+	   "[kevent_ctl.2 ENOENT]", name);
 	hits = dead_reports(q, 71, &others);
 	ok(hits == 1 && others == 0, "item 2: %s: its BROKEN report (EBADF) "
 	   "still comes, once (%d, %d others)", name, hits, others);

@@ -203,18 +203,25 @@ static long long latency_stop(struct latency *l)
 /* Points reported by a child process, as in hostile.c. */
 struct crec {
 	int ok;
+	int line;		/* of the cok() in the child */
+	char file[56];
 	char msg[252];
 };
 
 static int crec_fd = -1;
 
-static TAP_PRINTF(2, 3) void cok(int cond, const char *fmt, ...)
+#define cok(cond, ...) cok_at(__FILE__, __LINE__, (cond), __VA_ARGS__)
+
+static TAP_PRINTF(4, 5) void cok_at(const char *file, int line, int cond,
+				    const char *fmt, ...)
 {
 	struct crec r;
 	va_list ap;
 
 	memset(&r, 0, sizeof(r));
 	r.ok = cond != 0;
+	r.line = line;
+	snprintf(r.file, sizeof(r.file), "%s", file);
 	va_start(ap, fmt);
 	vsnprintf(r.msg, sizeof(r.msg), fmt, ap);
 	va_end(ap);
@@ -278,7 +285,8 @@ static void in_child(unsigned int n, unsigned int ms, void (*fn)(void),
 		if (read(pfd[0], &r, sizeof(r)) != (ssize_t)sizeof(r))
 			break;
 		r.msg[sizeof(r.msg) - 1] = '\0';
-		ok(r.ok, "%s", r.msg);
+		r.file[sizeof(r.file) - 1] = '\0';
+		tap_ok_at(r.file, r.line, r.ok, "%s", r.msg);
 		got++;
 	}
 	left = ms - ms_since(start);
@@ -329,7 +337,8 @@ static void part_default(void)
 	if (pipe(p))
 		bail_out("pipe");
 	is_int(add_err(q, pipe_uk(p[0], 1)), ENOSPC,
-	       "C5: limit 0: root's ADD gives ENOSPC too (root is not exempt)");
+	       "C5: limit 0: root's ADD gives ENOSPC too (root is not exempt) "
+	       "[kevent_ctl.2 ENOSPC]");
 	close(q);
 	close(p[0]);
 	close(p[1]);
@@ -366,14 +375,15 @@ static void nobody_child(void)
 	cok(r == 1, "C5: ADD of %d entries in one call: one comes back "
 	    "(got %d)", SMALL_LIMIT + 1, r);
 	cok(r == 1 && big[0].ptr == SMALL_LIMIT && entry_err(&big[0], ENOSPC),
-	    "C5: ... number %d, BROKEN with ENOSPC (ptr %llu, data %d)",
-	    SMALL_LIMIT + 1, (unsigned long long)big[0].ptr,
-	    (int)big[0].ret_data[1]);
+	    "C5: ... number %d, BROKEN with ENOSPC (ptr %llu, data %d) "
+	    "[kevent_ctl.2 ENOSPC]", SMALL_LIMIT + 1,
+	    (unsigned long long)big[0].ptr, (int)big[0].ret_data[1]);
 	r = timer_on(q, &tid);
 	err = errno;
 	cok(r == -1 && err == ENOSPC,
 	    "C5: at the limit, timer_create(SIGEV_KEVENT) fails with ENOSPC "
-	    "(got %d, %s)", r, r ? strerror(err) : "created");
+	    "(got %d, %s) [kevent_posix_timer.7 ENOSPC]", r,
+	    r ? strerror(err) : "created");
 	if (!r)
 		timer_delete(tid);
 	cok(remove1(q, pipe_uk(p[0], 0)), "C5: REMOVE of one registration");
@@ -387,7 +397,8 @@ static void nobody_child(void)
 	cok(r == 0, "C5: two removed: timer_create(SIGEV_KEVENT) works");
 	cok(add_err(q, pipe_uk(p[0], 3000)) == 0, "C5: ... one ADD more works");
 	cok(add_err(q, pipe_uk(p[0], 3001)) == ENOSPC,
-	    "C5: ... and the next gives ENOSPC: the POSIX timer is charged");
+	    "C5: ... and the next gives ENOSPC: the POSIX timer is charged "
+	    "[kevent_posix_timer.7 ENOSPC]");
 	if (!r)
 		timer_delete(tid);
 	/* Its BROKEN report delivered: the registration is gone for sure. */
@@ -397,7 +408,8 @@ static void nobody_child(void)
 	    "C5: timer_delete() gives its slot back");
 	q2 = new_queue();
 	cok(add_err(q2, pipe_uk(p[0], 1)) == ENOSPC,
-	    "C5: the limit is per user: a second queue gets ENOSPC");
+	    "C5: the limit is per user: a second queue gets ENOSPC "
+	    "[kevent_ctl.2 ENOSPC]");
 	close(q);
 	for (i = 0; i < SMALL_LIMIT; i++)
 		big[i] = pipe_uk(p[0], (__u64)i);
@@ -424,8 +436,8 @@ static void part_nobody(void)
 		big[i] = pipe_uk(p[0], (__u64)i);
 	r = sys_kevent_ctl(q, KEVENT_CTL_ADD, SMALL_LIMIT + 1, big);
 	ok(r == 1 && big[0].ptr == SMALL_LIMIT && entry_err(&big[0], ENOSPC),
-	   "C5: root: ADD number %d gives ENOSPC (got %d)", SMALL_LIMIT + 1,
-	   r);
+	   "C5: root: ADD number %d gives ENOSPC (got %d) "
+	   "[kevent_ctl.2 ENOSPC]", SMALL_LIMIT + 1, r);
 	close(q);
 	close(p[0]);
 	close(p[1]);

@@ -83,17 +83,28 @@ static const char *const path_name[NPATH] = { "get_events", "ring" };
 #define LAST_CHECK	KEVENT_REQ_LAST_CHECK
 #define ALWAYS_QUEUE	KEVENT_REQ_ALWAYS_QUEUE
 
-/* ---- points tagged with the cell they belong to ---- */
+/*
+ * ---- points tagged with the cell they belong to, and with the page of
+ * the flag they check ("[KEVENT_REQ_ET.2const]") ----
+ */
 
-static char cell_tag[80];
+static char cell_tag[128];
 
 static void cell(int src, const char *flag, int path)
 {
-	snprintf(cell_tag, sizeof(cell_tag), "[cell %s %s %s]", src_name[src],
-		 flag, path_name[path]);
+	snprintf(cell_tag, sizeof(cell_tag), "[cell %s %s %s] "
+		 "[KEVENT_REQ_%s.2const]", src_name[src], flag,
+		 path_name[path], flag);
 }
 
-static TAP_PRINTF(2, 3) int cok(int cond, const char *fmt, ...)
+/* A failure names the line of the cok() or cis(), not of these. */
+#define cok(cond, ...) cok_at(__FILE__, __LINE__, (cond), __VA_ARGS__)
+#define cis(got, want, ...) \
+	cis_at(__FILE__, __LINE__, (long long)(got), (long long)(want), \
+	       __VA_ARGS__)
+
+static TAP_PRINTF(4, 5) int cok_at(const char *file, int line, int cond,
+				   const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -101,11 +112,12 @@ static TAP_PRINTF(2, 3) int cok(int cond, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return ok(cond, "%s %s", cell_tag, msg);
+	return tap_ok_at(file, line, cond, "%s %s", cell_tag, msg);
 }
 
-static TAP_PRINTF(3, 4) int cis(long long got, long long want,
-				const char *fmt, ...)
+static TAP_PRINTF(5, 6) int cis_at(const char *file, int line,
+				   long long got, long long want,
+				   const char *fmt, ...)
 {
 	int saved = errno;
 	char msg[512];
@@ -115,7 +127,7 @@ static TAP_PRINTF(3, 4) int cis(long long got, long long want,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	errno = saved;
-	return is_int(got, want, "%s %s", cell_tag, msg);
+	return tap_is_int(file, line, got, want, "%s %s", cell_tag, msg);
 }
 
 /* ---- a queue, with or without a ring ---- */
@@ -1190,11 +1202,15 @@ static void obj_always_queue(int src, int path)
 		ret = ctl1(q.fd, KEVENT_CTL_ADD, &uk);
 		cok(ret == 1 && uk.ret_flags == BROKEN_DONE &&
 		    (int)uk.ret_data[1] == -EPIPE && ring_untouched(&q),
-		    "with: an entry copied back is one that failed: SEND on a %s, BROKEN, -EPIPE (%d, %#x, %d)",
+		    "with: an entry copied back is one that failed: SEND on a %s, BROKEN, -EPIPE (%d, %#x, %d) %s",
 		    src == SRC_PIPE ? "pipe without readers" :
 		    "socket shut down both ways", ret, uk.ret_flags,
-		    (int)uk.ret_data[1]);
-		cok(remove_enoent(&q, uk), "with: the failed entry is not kept");
+		    (int)uk.ret_data[1], src == SRC_PIPE ?
+		    "[kevent_pipe.7 EPIPE closed-end]" :
+		    "[kevent_socket.7 EPIPE shut-down]");
+		cok(remove_enoent(&q, uk), "with: the failed entry is not kept %s",
+		    src == SRC_PIPE ? "[kevent_pipe.7 EPIPE closed-end]" :
+		    "[kevent_socket.7 EPIPE shut-down]");
 		obj_close(&o);
 	}
 	q_close(&q);

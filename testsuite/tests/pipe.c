@@ -147,22 +147,26 @@ static void test_errors(void)
 
 	uk = pipe_uk(999, RECV, 0, 1);
 	is_int(add_back(q, &uk), 1, "a closed fd is copied back");
-	ok(uk.ret_flags == BROKEN_DONE && (int)uk.ret_data[1] == -EBADF,
-	   "a closed fd: BROKEN|DONE, EBADF in the entry");
+	is_ukevent(&uk, UKEV(.ret_flags = BROKEN_DONE,
+			     .ret_data = { 0, (__u32)-EBADF }),
+		   UK_RET_FLAGS | UK_RET_DATA1,
+		   "a closed fd: BROKEN|DONE, EBADF in the entry "
+		   "[kevent_pipe.7 EBADF]");
 
 	fd = mkstemp(path);
 	unlink(path);
 	uk = pipe_uk(fd, RECV, 0, 1);
 	is_int(add_back(q, &uk), 1, "a regular file is copied back");
 	ok(uk.ret_flags == BROKEN_DONE && (int)uk.ret_data[1] == -EINVAL,
-	   "a regular file: EINVAL");
+	   "a regular file: EINVAL [kevent_pipe.7 EINVAL not-pipe] "
+	   "[kevent_ctl.2 EINVAL type-check]");
 	close(fd);
 
 	fd = open("/dev/null", O_RDWR);
 	uk = pipe_uk(fd, SEND, 0, 1);
 	is_int(add_back(q, &uk), 1, "/dev/null is copied back");
 	ok(uk.ret_flags == BROKEN_DONE && (int)uk.ret_data[1] == -EINVAL,
-	   "/dev/null: EINVAL");
+	   "/dev/null: EINVAL [kevent_pipe.7 EINVAL not-pipe]");
 	close(fd);
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
@@ -170,13 +174,14 @@ static void test_errors(void)
 	uk = pipe_uk(sv[0], RECV, 0, 1);
 	is_int(add_back(q, &uk), 1, "a socket is copied back");
 	ok(uk.ret_flags == BROKEN_DONE && (int)uk.ret_data[1] == -EINVAL,
-	   "a socket: EINVAL");
+	   "a socket: EINVAL [kevent_pipe.7 EINVAL not-pipe]");
 	close(sv[0]);
 	close(sv[1]);
 
 	uk = pipe_uk(q, RECV, 0, 1);
 	is_int(add_back(q, &uk), 1, "a kevent queue is copied back");
-	ok((int)uk.ret_data[1] == -EINVAL, "a kevent queue: EINVAL");
+	ok((int)uk.ret_data[1] == -EINVAL, "a kevent queue: EINVAL "
+	   "[kevent_pipe.7 EINVAL not-pipe]");
 
 	if (pipe(p))
 		bail_out("pipe");
@@ -185,15 +190,15 @@ static void test_errors(void)
 		is_int(add_back(q, &uk), 1, "event %#x is copied back",
 		       bad_events[i]);
 		ok(uk.ret_flags == BROKEN_DONE &&
-		   (int)uk.ret_data[1] == -EINVAL, "event %#x: EINVAL",
-		   bad_events[i]);
+		   (int)uk.ret_data[1] == -EINVAL, "event %#x: EINVAL "
+		   "[kevent_pipe.7 EINVAL event]", bad_events[i]);
 	}
 
 	is_int(add1(q, pipe_uk(p[0], RECV, 0, 2)), 0, "RECV registered");
 	uk = pipe_uk(p[0], SEND, 0, 2);
 	is_int(add_back(q, &uk), 1, "the same id and ptr again, other bits");
 	ok(uk.ret_flags == BROKEN_DONE && (int)uk.ret_data[1] == -EEXIST,
-	   "... EEXIST");
+	   "... EEXIST [kevent_pipe.7 EEXIST]");
 	is_int(add1(q, pipe_uk(p[1], RECV, 0, 2)), 0,
 	   "the other end of the same pipe is another id");
 	close(p[0]);
@@ -216,10 +221,11 @@ static void test_recv(int fifo)
 	xwrite(e.w, "abc", 3);
 	is_int(wait1(q, &uk, 2000), 1, "%s: a write makes RECV ready",
 	       e.kind);
-	ok(uk.ret_flags == KEVENT_RET_DONE && uk.ptr == 10 &&
-	   uk.type == KEVENT_PIPE && uk.event == RECV &&
-	   uk.id.raw[0] == (__u32)e.r,
-	   "%s: reported with DONE, its id, event and ptr", e.kind);
+	is_ukevent(&uk, UKEV(.type = KEVENT_PIPE, .id.raw = { (__u32)e.r, 0 },
+			     .event = RECV, .ret_flags = KEVENT_RET_DONE,
+			     .ptr = 10),
+		   UK_KEY | UK_EVENT | UK_RET_FLAGS,
+		   "%s: reported with DONE, its id, event and ptr", e.kind);
 	is_int(harvest(q, &uk, 1), 1,
 	       "%s: level triggered: reported again while data remain",
 	       e.kind);
@@ -360,7 +366,7 @@ static void test_flags_cmds(int fifo)
 	is_int(ctl1(q, KEVENT_CTL_REMOVE, &uk), 1, "%s: REMOVE again",
 	       e.kind);
 	ok(uk.ret_flags == BROKEN_DONE && (int)uk.ret_data[1] == -ENOENT,
-	   "%s: REMOVE again: ENOENT", e.kind);
+	   "%s: REMOVE again: ENOENT [kevent_ctl.2 ENOENT]", e.kind);
 
 	/* SEND and RECV in one registration. */
 	drain(e.r);
@@ -493,9 +499,12 @@ static void test_broken_ends(int fifo)
 	is_int(removed_now(q, e.r, 60), 0, "%s: ... and removed", e.kind);
 	uk = pipe_uk(e.r, RECV, 0, 61);
 	is_int(add_back(q, &uk), 1, "%s: RECV added after the writer left is "
-	       "copied back", e.kind);
-	ok(uk.ret_flags == BROKEN_DONE && (int)uk.ret_data[1] == -EPIPE,
-	   "%s: ... BROKEN with EPIPE", e.kind);
+	       "copied back [kevent_pipe.7 EPIPE closed-end]", e.kind);
+	is_ukevent(&uk, UKEV(.ret_flags = BROKEN_DONE,
+			     .ret_data = { 0, (__u32)-EPIPE }),
+		   UK_RET_FLAGS | UK_RET_DATA1,
+		   "%s: ... BROKEN with EPIPE [kevent_pipe.7 EPIPE closed-end]",
+		   e.kind);
 	close_ends(&e);
 
 	/* Writer gone, data left: ready until read, then broken. */

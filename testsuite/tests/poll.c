@@ -67,28 +67,46 @@ static void test_timerfd(void)
 	close(q);
 }
 
+/* An entry copied back by ADD as a per-entry error -err. */
+#define BROKEN_WITH(err)						\
+	UKEV(.ret_flags = KEVENT_RET_BROKEN | KEVENT_RET_DONE,		\
+	     .ret_data = { 0, (__u32)-(err) })
+
 static void test_errors(void)
 {
-	int q = anchored_queue(), fd;
+	int q = anchored_queue(), fd, efd;
 	struct ukevent uk;
 	char path[] = "/tmp/kevent-poll-XXXXXX";
 
 	uk = poll_ukevent(999, KEVENT_POLL_POLLIN, 0, 3);
 	is_int(ctl1(q, KEVENT_CTL_ADD, &uk), 1, "a closed fd is copied back");
-	ok(uk.ret_flags == (KEVENT_RET_BROKEN | KEVENT_RET_DONE) &&
-	   (int)uk.ret_data[1] == -EBADF, "a closed fd: EBADF in the entry");
+	is_ukevent(&uk, BROKEN_WITH(EBADF), UK_RET_FLAGS | UK_RET_DATA1,
+		   "a closed fd: EBADF in the entry [kevent_poll.7 EBADF]");
 
 	uk = poll_ukevent(q, KEVENT_POLL_POLLIN, 0, 3);
 	is_int(ctl1(q, KEVENT_CTL_ADD, &uk), 1, "the queue itself is refused");
-	ok((int)uk.ret_data[1] == -EINVAL, "the queue itself: EINVAL");
+	is_ukevent(&uk, BROKEN_WITH(EINVAL), UK_RET_FLAGS | UK_RET_DATA1,
+		   "the queue itself: EINVAL [kevent_poll.7 EINVAL self]");
 
 	fd = mkstemp(path);
 	unlink(path);
 	uk = poll_ukevent(fd, KEVENT_POLL_POLLIN, 0, 3);
 	is_int(ctl1(q, KEVENT_CTL_ADD, &uk), 1,
 	       "a regular file, which has no poll method, is copied back");
-	ok((int)uk.ret_data[1] == -EINVAL, "a regular file: EINVAL");
+	is_ukevent(&uk, BROKEN_WITH(EINVAL), UK_RET_FLAGS | UK_RET_DATA1,
+		   "a regular file: EINVAL [kevent_poll.7 EINVAL no-poll] "
+		   "[kevent_ctl.2 EINVAL type-check]");
 	close(fd);
+
+	efd = eventfd(0, EFD_NONBLOCK);
+	must(add1(q, poll_ukevent(efd, KEVENT_POLL_POLLIN, 0, 3)) == 0,
+	     "ADD of an eventfd: %s", strerror(errno));
+	uk = poll_ukevent(efd, KEVENT_POLL_POLLOUT, 0, 3);
+	is_int(ctl1(q, KEVENT_CTL_ADD, &uk), 1,
+	       "the same fd and ptr again, other bits: copied back");
+	is_ukevent(&uk, BROKEN_WITH(EEXIST), UK_RET_FLAGS | UK_RET_DATA1,
+		   "the same fd and ptr again: EEXIST [kevent_poll.7 EEXIST]");
+	close(efd);
 	close(q);
 }
 
@@ -133,7 +151,7 @@ static void test_no_pin(void)
 		    (int)uk[i].ret_data[1] == -EBADF && uk[i].user[0] == 5)
 			broken++;
 	is_int(broken, 1, "the released file's registration is reported "
-	       "BROKEN with -EBADF");
+	       "BROKEN with -EBADF [KEVENT_RET_BROKEN.2const]");
 	is_int(harvest(q, uk, 4), 0, "it is reported once");
 	uk[0] = poll_ukevent(p[1], KEVENT_POLL_POLLERR, 0, 5);
 	is_int(ctl1(q, KEVENT_CTL_REMOVE, uk), 1,
@@ -296,7 +314,7 @@ static void test_modify_ready(void)
 
 int main(void)
 {
-	plan(58);
+	plan(60);
 	kevent_require();
 	tap_watchdog(18);
 	test_eventfd();

@@ -89,28 +89,34 @@ static void test_errors(void)
 	struct ukevent uk;
 	timer_t tid;
 
-	is_err(kevent_timer(-1, NULL, &tid), EBADF, "descriptor -1: EBADF");
+	is_err(kevent_timer(-1, NULL, &tid), EBADF, "descriptor -1: EBADF "
+	       "[kevent_posix_timer.7 EBADF]");
 	is_err(kevent_timer(999, NULL, &tid), EBADF,
-	       "descriptor not open: EBADF");
+	       "descriptor not open: EBADF [kevent_posix_timer.7 EBADF]");
 	if (pipe(pfd))
 		bail_out("pipe");
 	is_err(kevent_timer(pfd[0], NULL, &tid), EINVAL,
-	       "a pipe, not a queue: EINVAL");
+	       "a pipe, not a queue: EINVAL "
+	       "[kevent_posix_timer.7 EINVAL not-queue]");
 	close(pfd[0]);
 	close(pfd[1]);
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_KEVENT | SIGEV_THREAD_ID;
 	sev._sigev_un._tid = q;
 	is_err(timer_create(CLOCK_MONOTONIC, &sev, &tid), EINVAL,
-	       "SIGEV_KEVENT | SIGEV_THREAD_ID: EINVAL");
+	       "SIGEV_KEVENT | SIGEV_THREAD_ID: EINVAL "
+	       "[kevent_posix_timer.7 EINVAL thread-id]");
 	is_int(fdinfo_has_timer(q), 0, "failed creations registered nothing");
 
 	/* Userspace cannot add this type, even for a real timer. */
 	is_int(kevent_timer(q, &tag_a, &tid), 0, "a timer to compare with");
 	uk = timer_key(tid, &tag_b);
 	is_int(ctl1(q, KEVENT_CTL_ADD, &uk), 1, "ADD of KEVENT_POSIX_TIMER");
-	ok(uk.ret_flags == (KEVENT_RET_BROKEN | KEVENT_RET_DONE) &&
-	   (int)uk.ret_data[1] == -ENOSYS, "ADD of KEVENT_POSIX_TIMER: ENOSYS");
+	is_ukevent(&uk, UKEV(.ret_flags = KEVENT_RET_BROKEN | KEVENT_RET_DONE,
+			     .ret_data = { 0, (__u32)-ENOSYS }),
+		   UK_RET_FLAGS | UK_RET_DATA1,
+		   "ADD of KEVENT_POSIX_TIMER: ENOSYS "
+		   "[kevent_ctl.2 ENOSYS posix-timer]");
 	timer_delete(tid);
 	close(q);
 }
@@ -126,12 +132,13 @@ static void test_oneshot(void)
 	is_int(harvest(q, uk, 2), 0, "nothing before the timer is armed");
 	arm(tid, 20000, 0);
 	is_int(wait1(q, uk, 2000), 1, "one-shot: reported");
-	ok(uk[0].type == KEVENT_POSIX_TIMER && uk[0].event == KEVENT_MASK_ALL,
-	   "type KEVENT_POSIX_TIMER, event KEVENT_MASK_ALL");
-	ok(uk[0].id.raw[0] == (__u32)timer_id(tid) && uk[0].id.raw[1] == 0,
-	   "id is the timer ID (%u, %u; timer %d)", uk[0].id.raw[0],
-	   uk[0].id.raw[1], timer_id(tid));
-	ok(uk[0].ptr == (__u64)(uintptr_t)&tag_a, "ptr is sival_ptr");
+	is_ukevent(uk, UKEV(.type = KEVENT_POSIX_TIMER,
+			    .event = KEVENT_MASK_ALL), UK_TYPE | UK_EVENT,
+		   "type KEVENT_POSIX_TIMER, event KEVENT_MASK_ALL");
+	is_ukevent(uk, UKEV(.id.raw = { (__u32)timer_id(tid), 0 }), UK_ID,
+		   "id is the timer ID (timer %d)", timer_id(tid));
+	is_ukevent(uk, UKEV(.ptr = (__u64)(uintptr_t)&tag_a), UK_PTR,
+		   "ptr is sival_ptr");
 	is_int(uk[0].ret_flags, KEVENT_RET_DONE, "ret_flags DONE");
 	is_int(uk[0].ret_data[0], 1, "ret_data[0]: one expiry");
 	is_int(uk[0].ret_data[1], 0, "ret_data[1]: overrun 0");
@@ -359,8 +366,8 @@ static void test_exit(void)
 	}
 	waitpid(pid, &status, 0);
 	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	   "exit: the child got EEXIST for the same ID and ptr (status %#x)",
-	   status);
+	   "exit: the child got EEXIST for the same ID and ptr (status %#x) "
+	   "[kevent_posix_timer.7 EEXIST]", status);
 	while ((n = harvest(q, uk, 4)) > 0)
 		for (; n > 0; n--) {
 			if (uk[n - 1].ptr != (__u64)(uintptr_t)&tag_b)

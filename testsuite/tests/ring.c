@@ -86,26 +86,34 @@ static void test_wait_errors(void)
 	int fd = sys_kevent_init(NULL, 0, 0);
 
 	is_err(sys_kevent_wait(fd, 1, 0, TSP(0, 0), 0), EINVAL,
-	       "kevent_wait on a queue without a ring is EINVAL");
+	       "kevent_wait on a queue without a ring is EINVAL "
+	       "[kevent_wait.2 EINVAL no-ring]");
 	is_err(sys_kevent_commit(fd, 0, 0), EINVAL,
-	       "kevent_commit on a queue without a ring is EINVAL");
+	       "kevent_commit on a queue without a ring is EINVAL "
+	       "[kevent_commit.2 EINVAL no-ring]");
 	close(fd);
 
 	rq_open(&q, 4);
 	is_err(sys_kevent_wait(q.fd, 5, 0, TSP(0, 0), 0), EINVAL,
-	       "kevent_wait with num 5 > ring_size 4 is EINVAL");
+	       "kevent_wait with num 5 > ring_size 4 is EINVAL "
+	       "[kevent_wait.2 EINVAL num]");
 	is_err(sys_kevent_wait(q.fd, 0xffffffffU, 0, TSP(0, 0), 0), EINVAL,
-	       "kevent_wait with num 0xffffffff is EINVAL");
+	       "kevent_wait with num 0xffffffff is EINVAL "
+	       "[kevent_wait.2 EINVAL num]");
 	is_err(sys_kevent_wait(q.fd, 1, 0, TSP(0, 0), 1U << 1), EINVAL,
-	       "kevent_wait with flag 0x2 is EINVAL");
+	       "kevent_wait with flag 0x2 is EINVAL [kevent_wait.2 EINVAL flags]");
 	is_err(sys_kevent_wait(q.fd, 1, 0, TSP(0, 0), 1U << 31), EINVAL,
-	       "kevent_wait with flag 0x80000000 is EINVAL");
+	       "kevent_wait with flag 0x80000000 is EINVAL "
+	       "[kevent_wait.2 EINVAL flags]");
 	is_err(sys_kevent_commit(q.fd, 4, 0), EINVAL,
-	       "kevent_commit with new_uidx == ring_size is EINVAL");
+	       "kevent_commit with new_uidx == ring_size is EINVAL "
+	       "[kevent_commit.2 EINVAL uidx-range]");
 	is_err(sys_kevent_commit(q.fd, 0xffffffffU, 0), EINVAL,
-	       "kevent_commit with new_uidx 0xffffffff is EINVAL");
+	       "kevent_commit with new_uidx 0xffffffff is EINVAL "
+	       "[kevent_commit.2 EINVAL uidx-range]");
 	is_err(sys_kevent_commit(q.fd, 1, 0), EINVAL,
-	       "kevent_commit beyond what the kernel wrote (nothing) is EINVAL");
+	       "kevent_commit beyond what the kernel wrote (nothing) is EINVAL "
+	       "[kevent_commit.2 EINVAL uidx-unwritten]");
 	is_int(sys_kevent_commit(q.fd, 0, 0), 0,
 	       "kevent_commit at uidx returns 0");
 	rq_close(&q);
@@ -190,7 +198,8 @@ static void test_commit_rules(void)
 	is_int(sys_kevent_wait(q.fd, 4, 0, TSP(1, 0), 0), 2,
 	       "two events written (kidx 2)");
 	is_err(sys_kevent_commit(q.fd, 3, 0), EINVAL,
-	       "commit to 3, beyond kidx 2, is EINVAL");
+	       "commit to 3, beyond kidx 2, is EINVAL "
+	       "[kevent_commit.2 EINVAL uidx-unwritten]");
 	is_int(sys_kevent_commit(q.fd, 1, 0), 1, "commit to 1 frees 1");
 	is_int(sys_kevent_commit(q.fd, 1, 0), 0,
 	       "commit to 1 again (at uidx) returns 0");
@@ -212,9 +221,10 @@ static void test_commit_rules(void)
 	is_int(sys_kevent_wait(q.fd, 4, 0, TSP(1, 0), 0), 2,
 	       "two more events written (slots 0, 1)");
 	is_err(sys_kevent_commit(q.fd, 1, 0), EOVERFLOW,
-	       "stale over (ring_over - 1) is EOVERFLOW");
+	       "stale over (ring_over - 1) is EOVERFLOW "
+	       "[kevent_commit.2 EOVERFLOW]");
 	is_err(sys_kevent_commit(q.fd, 1, 3), EOVERFLOW,
-	       "over ring_over + 2 is EOVERFLOW");
+	       "over ring_over + 2 is EOVERFLOW [kevent_commit.2 EOVERFLOW]");
 	is_int(sys_kevent_commit(q.fd, 2, 1), 2,
 	       "the failed commits freed nothing: commit to 2 frees 2");
 	is_int(q.ring->ring_over, 1, "ring_over unchanged without a wrap");
@@ -479,23 +489,28 @@ static void test_get_events_ring(void)
 	is_int(n, 4, "kevent_get_events on a ring queue returns all 4");
 	ok(n == 4 && !(buf[0].ret_flags & KEVENT_RET_COPY_FAILED) &&
 	   !(buf[1].ret_flags & KEVENT_RET_COPY_FAILED),
-	   "the 2 that fit in the ring have no COPY_FAILED");
+	   "the 2 that fit in the ring have no COPY_FAILED "
+	   "[KEVENT_RET_COPY_FAILED.2const]");
 	ok(n == 4 && (buf[2].ret_flags & KEVENT_RET_COPY_FAILED) &&
 	   (buf[3].ret_flags & KEVENT_RET_COPY_FAILED),
-	   "the 2 that do not fit have COPY_FAILED in buf");
+	   "the 2 that do not fit have COPY_FAILED in buf "
+	   "[KEVENT_RET_COPY_FAILED.2const]");
 	ok(q.ring->event[0].ptr == buf[0].ptr &&
 	   q.ring->event[1].ptr == buf[1].ptr,
 	   "kevent_get_events also wrote the first 2 to the ring");
 	ok(!(q.ring->event[0].ret_flags & KEVENT_RET_COPY_FAILED) &&
 	   (q.ring->event[0].ret_flags & KEVENT_RET_DONE),
-	   "ring copies have DONE and no COPY_FAILED");
+	   "ring copies have DONE and no COPY_FAILED "
+	   "[KEVENT_RET_COPY_FAILED.2const]");
 	is_int(q.ring->ring_kidx, 0, "ring_kidx wrapped to 0 (ring full)");
 
 	make_ready(q.fd, 1, 1);
 	n = sys_kevent_get_events(q.fd, 1, 4, TSP(1, 0), buf, 0);
-	ok(n == 1 && buf[0].ptr == 1 &&
-	   (buf[0].ret_flags & KEVENT_RET_COPY_FAILED),
-	   "ring full: the event is still returned in buf, COPY_FAILED");
+	is_event(n, buf, UKEV(.ptr = 1, .ret_flags = KEVENT_RET_DONE |
+					       KEVENT_RET_COPY_FAILED),
+		 UK_PTR | UK_RET_FLAGS,
+		 "ring full: the event is still returned in buf, COPY_FAILED "
+		 "[KEVENT_RET_COPY_FAILED.2const]");
 	is_int(sys_kevent_commit(q.fd, 0, 1), 2,
 	       "the ring holds exactly the 2 written slots");
 	rq_close(&q);
@@ -512,14 +527,16 @@ static void test_ring_efault(void)
 	addr = q.ring;
 	munmap(addr, q.mapped);
 	is_err(sys_kevent_wait(q.fd, 4, 0, TSP(0, 0), 0), EFAULT,
-	       "ring unmapped after init: kevent_wait is EFAULT");
+	       "ring unmapped after init: kevent_wait is EFAULT "
+	       "[kevent_wait.2 EFAULT ring-write]");
 	again = mmap(addr, q.mapped, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	if (again != addr)
 		bail_out("mmap MAP_FIXED");
 	n = sys_kevent_wait(q.fd, 4, 0, TSP(1, 0), 0);
 	ok(n == 1 && q.ring->event[0].ptr == 5 && q.ring->ring_kidx == 1,
-	   "the event stays queued: delivered once the ring is back");
+	   "the event stays queued: delivered once the ring is back "
+	   "[kevent_wait.2 EFAULT ring-write]");
 	rq_close(&q);
 }
 
@@ -536,12 +553,14 @@ static void test_commit_efault(void)
 	addr = q.ring;
 	munmap(addr, q.mapped);
 	is_err(sys_kevent_commit(q.fd, 0, 1), EFAULT,
-	       "a wrapping commit with the ring unmapped is EFAULT");
+	       "a wrapping commit with the ring unmapped is EFAULT "
+	       "[kevent_commit.2 EFAULT]");
 	if (mmap(addr, q.mapped, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != addr)
 		bail_out("mmap MAP_FIXED");
 	is_int(sys_kevent_commit(q.fd, 0, 1), 4,
-	       "the failed commit freed nothing: all 4 slots free now");
+	       "the failed commit freed nothing: all 4 slots free now "
+	       "[kevent_commit.2 EFAULT]");
 	is_int((int)q.ring->ring_over, 1, "ring_over written as 1");
 	rq_close(&q);
 }

@@ -78,10 +78,10 @@ static void is_report(int fd, __u64 ptr, int code, __u32 count,
 	/* Four points whatever n is: the plan stays fixed. */
 	if (!is_int(n, 1, "%s: one event", what))
 		memset(uk, 0x55, sizeof(uk));
-	ok(uk[0].type == KEVENT_SIGNAL && uk[0].ptr == ptr &&
-	   uk[0].ret_flags == KEVENT_RET_DONE,
-	   "%s: KEVENT_SIGNAL with DONE and the caller's ptr (flags %#x)",
-	   what, uk[0].ret_flags);
+	is_ukevent(uk, UKEV(.type = KEVENT_SIGNAL, .ptr = ptr,
+			    .ret_flags = KEVENT_RET_DONE),
+		   UK_TYPE | UK_PTR | UK_RET_FLAGS,
+		   "%s: KEVENT_SIGNAL with DONE and the caller's ptr", what);
 	is_int((int)uk[0].ret_data[0], code, "%s: ret_data[0] is the si_code",
 	       what);
 	is_int(uk[0].ret_data[1], count, "%s: ret_data[1] counts the sends",
@@ -90,18 +90,22 @@ static void is_report(int fd, __u64 ptr, int code, __u32 count,
 
 static void test_invalid(void)
 {
-	static const struct { __u64 id; __u32 event; const char *what; } t[] = {
-		{ 0, KEVENT_SIGNAL_DELIVERY, "signal 0" },
-		{ 65, KEVENT_SIGNAL_DELIVERY, "signal 65" },
-		{ 1000, KEVENT_SIGNAL_DELIVERY, "signal 1000" },
-		{ SIGKILL, KEVENT_SIGNAL_DELIVERY, "SIGKILL" },
-		{ SIGSTOP, KEVENT_SIGNAL_DELIVERY, "SIGSTOP" },
+	static const struct {
+		__u64 id;
+		__u32 event;
+		const char *what, *tag;
+	} t[] = {
+		{ 0, KEVENT_SIGNAL_DELIVERY, "signal 0", "signo" },
+		{ 65, KEVENT_SIGNAL_DELIVERY, "signal 65", "signo" },
+		{ 1000, KEVENT_SIGNAL_DELIVERY, "signal 1000", "signo" },
+		{ SIGKILL, KEVENT_SIGNAL_DELIVERY, "SIGKILL", "signo" },
+		{ SIGSTOP, KEVENT_SIGNAL_DELIVERY, "SIGSTOP", "signo" },
 		{ SIGKILL | KEVENT_SIGNAL_NOMASK, KEVENT_SIGNAL_DELIVERY,
-		  "SIGKILL with NOMASK" },
+		  "SIGKILL with NOMASK", "signo" },
 		{ SIGUSR1 | (1ULL << 32), KEVENT_SIGNAL_DELIVERY,
-		  "id bit 32 set" },
-		{ SIGUSR1, 0, "event 0" },
-		{ SIGUSR1, 0x2, "event 0x2" },
+		  "id bit 32 set", "id-bits" },
+		{ SIGUSR1, 0, "event 0", "event" },
+		{ SIGUSR1, 0x2, "event 0x2", "event" },
 	};
 	int fd = anchored_queue();
 	struct ukevent uk;
@@ -113,14 +117,23 @@ static void test_invalid(void)
 		uk.event = t[i].event;
 		is_int(ctl1(fd, KEVENT_CTL_ADD, &uk), 1,
 		       "ADD of %s copies the entry back", t[i].what);
-		ok(uk.ret_flags == (KEVENT_RET_BROKEN | KEVENT_RET_DONE) &&
-		   (int)uk.ret_data[1] == -EINVAL,
-		   "ADD of %s: BROKEN|DONE, -EINVAL (flags %#x, %d)",
-		   t[i].what, uk.ret_flags, (int)uk.ret_data[1]);
+		is_ukevent(&uk, UKEV(.ret_flags = KEVENT_RET_BROKEN |
+						  KEVENT_RET_DONE,
+				     .ret_data = { 0, (__u32)-EINVAL }),
+			   UK_RET_FLAGS | UK_RET_DATA1,
+			   "ADD of %s: BROKEN|DONE, -EINVAL "
+			   "[kevent_signal.7 EINVAL %s]", t[i].what, t[i].tag);
 	}
 	is_int(add1(fd, sig_ukevent(64, 0, 0, 1)), 0, "signal 64 is accepted");
 	is_int(add1(fd, sig_ukevent(1, 1, 0, 1)), 0,
 	       "signal 1 with NOMASK is accepted");
+	uk = sig_ukevent(64, 0, 0, 1);
+	is_int(ctl1(fd, KEVENT_CTL_ADD, &uk), 1,
+	       "signal 64 again, same ptr: copied back [kevent_signal.7 EEXIST]");
+	is_ukevent(&uk, UKEV(.ret_flags = KEVENT_RET_BROKEN | KEVENT_RET_DONE,
+			     .ret_data = { 0, (__u32)-EEXIST }),
+		   UK_RET_FLAGS | UK_RET_DATA1,
+		   "signal 64 again, same ptr: EEXIST [kevent_signal.7 EEXIST]");
 	close(fd);
 }
 
@@ -293,10 +306,11 @@ static void test_flags(void)
 	uk = sig_ukevent(SIGUSR1, 1, KEVENT_REQ_ET, 2);
 	uk.event = 0;
 	is_int(ctl1(fd, KEVENT_CTL_MODIFY, &uk), 1, "MODIFY to event 0");
-	ok(uk.ret_flags == (KEVENT_RET_BROKEN | KEVENT_RET_DONE) &&
-	   (int)uk.ret_data[1] == -EINVAL,
-	   "MODIFY to event 0: BROKEN|DONE, -EINVAL (flags %#x, %d)",
-	   uk.ret_flags, (int)uk.ret_data[1]);
+	is_ukevent(&uk, UKEV(.ret_flags = KEVENT_RET_BROKEN | KEVENT_RET_DONE,
+			     .ret_data = { 0, (__u32)-EINVAL }),
+		   UK_RET_FLAGS | UK_RET_DATA1,
+		   "MODIFY to event 0: BROKEN|DONE, -EINVAL "
+		   "[kevent_signal.7 EINVAL event]");
 	hits[SIGUSR1] = 0;
 	send_self(SIGUSR1);
 	is_int(hits[SIGUSR1], 0, "refused MODIFY: NOMASK still takes it");
@@ -538,7 +552,7 @@ static void test_fault(void)
 
 int main(void)
 {
-	plan(177);
+	plan(179);
 	tap_watchdog(60);
 	kevent_require();
 	test_invalid();

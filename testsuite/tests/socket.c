@@ -661,8 +661,11 @@ static void test_hangups(void)
 
 static void test_errors(void)
 {
-	int q = anchored_queue(), p[2], sp[2], s;
+	int q = anchored_queue(), p[2], sp[2], sh[2], s, err = 0;
+	struct sockaddr_storage ss;
+	struct pollfd pf;
 	struct ukevent uk;
+	socklen_t len;
 
 	if (pipe(p) || socketpair(AF_UNIX, SOCK_STREAM, 0, sp))
 		bail_out("pipe/socketpair");
@@ -670,24 +673,60 @@ static void test_errors(void)
 	close(1000);
 	uk = sock_uk(1000, KEVENT_SOCKET_RECV, 0, 30);
 	ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 && is_broken(&uk, 30, EBADF),
-	   "descriptor not open: EBADF");
+	   "descriptor not open: EBADF [kevent_socket.7 EBADF]");
 	uk = sock_uk(p[0], KEVENT_SOCKET_RECV, 0, 31);
 	ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 && is_broken(&uk, 31, ENOTSOCK),
-	   "a pipe: ENOTSOCK");
+	   "a pipe: ENOTSOCK [kevent_socket.7 ENOTSOCK]");
 	uk = sock_uk(sp[0], 0x8, 0, 32);
 	ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 && is_broken(&uk, 32, EINVAL),
-	   "event bit 0x8: EINVAL");
+	   "event bit 0x8: EINVAL [kevent_socket.7 EINVAL] "
+	   "[kevent_ctl.2 EINVAL type-check]");
 	uk = sock_uk(sp[0], 0, 0, 33);
 	ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 && is_broken(&uk, 33, EINVAL),
-	   "event 0: EINVAL");
+	   "event 0: EINVAL [kevent_socket.7 EINVAL]");
 	uk = sock_uk(s, KEVENT_SOCKET_RECV, 0, 34);
 	ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 && is_broken(&uk, 34, EOPNOTSUPP),
-	   "a UNIX seqpacket socket: EOPNOTSUPP");
+	   "a UNIX seqpacket socket: EOPNOTSUPP [kevent_socket.7 EOPNOTSUPP]");
 	setup_add(q, sock_uk(sp[0], KEVENT_SOCKET_RECV, 0, 35));
 	uk = sock_uk(sp[0], KEVENT_SOCKET_RECV, 0, 35);
 	ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 && is_broken(&uk, 35, EEXIST),
-	   "the same registration twice: EEXIST");
+	   "the same registration twice: EEXIST [kevent_socket.7 EEXIST]");
 	close(s);
+
+	/* A socket error pending at ADD: copied back, left pending. */
+	close(bound(&kinds[2], &ss, &len));	/* a port nobody listens on */
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	if (s < 0 || connect(s, (struct sockaddr *)&ss, len))
+		bail_out("udp socket: %s", strerror(errno));
+	put(s, "udp");
+	pf.fd = s;
+	pf.events = 0;
+	if (poll(&pf, 1, 2000) != 1 || !(pf.revents & POLLERR))
+		diag("udp: no ICMP error pending after 2 s");
+	uk = sock_uk(s, KEVENT_SOCKET_RECV, 0, 36);
+	ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 &&
+	   is_broken(&uk, 36, ECONNREFUSED),
+	   "an error pending at ADD: BROKEN, -ECONNREFUSED "
+	   "[kevent_socket.7 ECONNREFUSED pending]");
+	len = sizeof(err);
+	ok(getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &len) == 0 &&
+	   err == ECONNREFUSED && !removed(q, s, 36),
+	   "... the error is left pending (SO_ERROR %d), nothing is "
+	   "registered [kevent_socket.7 ECONNREFUSED pending]", err);
+	close(s);
+
+	/* A socket shut down both ways at ADD. */
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sh))
+		bail_out("socketpair: %s", strerror(errno));
+	shutdown(sh[0], SHUT_RDWR);
+	uk = sock_uk(sh[0], KEVENT_SOCKET_RECV, KEVENT_REQ_ALWAYS_QUEUE, 37);
+	ok(ctl1(q, KEVENT_CTL_ADD, &uk) == 1 && is_broken(&uk, 37, EPIPE),
+	   "shut down both ways at ADD: BROKEN, -EPIPE, ALWAYS_QUEUE or not "
+	   "[kevent_socket.7 EPIPE]");
+	ok(!removed(q, sh[0], 37), "... nothing is registered "
+	   "[kevent_socket.7 EPIPE]");
+	close(sh[0]);
+	close(sh[1]);
 	close(p[0]);
 	close(p[1]);
 	close(sp[0]);
@@ -764,7 +803,7 @@ int main(void)
 {
 	unsigned int i;
 
-	plan(248);
+	plan(252);
 	tap_watchdog(55);
 	signal(SIGPIPE, SIG_IGN);
 	kevent_require();
