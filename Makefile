@@ -3,6 +3,7 @@
 #   make run       boot the patched kernel in QEMU and show kevent at work
 #   make shell     boot it into a shell with the examples in /kevent/bin
 #   make check     the whole testsuite; the last line is the summary
+#   make guest-test T="ctl wait"   those tests alone, in the guest
 #   make install   the manual and the UAPI header (PREFIX, DESTDIR)
 #   make html      the HTML manual in doc/html, from man/
 #
@@ -67,6 +68,12 @@ initramfs: programs
 
 check:
 	@testsuite/check.sh
+
+# A few programs in the guest, on the kernel built already (doc/testing.md):
+#   make guest-test T="ctl wait"   a test runs with its -m32 twin
+.PHONY: guest-test
+guest-test:
+	@scripts/guest-test.sh $(T)
 
 run: deps
 	@$(MAKE) --no-print-directory all
