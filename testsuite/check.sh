@@ -43,5 +43,8 @@ stage "guest: boot and run the tests"
 rm -f "$build/guest.log"
 scripts/boot.sh check "$build/guest.log" "${CHECK_TIME_LIMIT:-1500}" || true
 stage "report (guest log: $build/guest.log)"
+# --trace: every ERRORS entry and flag page needs a passing tagged point
+# (scripts/traceability.py); the debug variant must show ENOMEM itself.
 exec testsuite/report.py --expected "$build/guest/expected" \
-	--host "$build/host.tap" "$build/guest.log"
+	--host "$build/host.tap" --trace --variant "${VARIANT:-normal}" \
+	"$build/guest.log"
