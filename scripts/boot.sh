@@ -3,9 +3,11 @@
 #
 #   scripts/boot.sh MODE LOG [SECONDS]
 #
-# MODE is check, run or shell (see testsuite/guest/init).  The serial
-# console goes to the terminal and to LOG.  TCG is used unless a short
-# probe shows that KVM boots this kernel; every boot has a time limit.
+# MODE is check, run, shell or bench (see testsuite/guest/init).  The
+# serial console goes to the terminal and to LOG.  TCG is used unless a
+# short probe shows that KVM boots this kernel; every boot has a time
+# limit.  QEMU_MEM sets the guest's memory (default 512M; make bench
+# needs more for its 100,000 registrations).
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,6 +17,7 @@ log=$2
 limit=${3:-900}
 kernel=${KERNEL:-$build/obj${VARIANT:+-$VARIANT}/arch/x86/boot/bzImage}
 initrd=${INITRD:-$build/initramfs.cpio}
+mem=${QEMU_MEM:-512M}
 # loglevel=5: the console shows KERN_WARNING and above, so a WARNING
 # reaches the log even if the guest dies before /init dumps the log.
 append="console=ttyS0 panic=-1 oops=panic loglevel=5 kevent.mode=$mode ${APPEND:-}"
@@ -43,7 +46,7 @@ a=$(accel)
 append="$append kevent.accel=$a"
 echo "boot: $mode with $a, limit ${limit}s, log ${log#"$top"/}" >&2
 if [ "$mode" = shell ]; then
-	exec qemu-system-x86_64 -accel "$a" -smp 2,sockets=2 -m 512 -kernel "$kernel" \
+	exec qemu-system-x86_64 -accel "$a" -smp 2,sockets=2 -m "$mem" -kernel "$kernel" \
 		-initrd "$initrd" -nographic -no-reboot -append "$append"
 fi
 # In check mode the terminal gets one line per test, the log everything.
@@ -55,7 +58,7 @@ show() {
 	fi
 }
 set +e
-timeout "$limit" qemu-system-x86_64 -accel "$a" -smp 2,sockets=2 -m 512 \
+timeout "$limit" qemu-system-x86_64 -accel "$a" -smp 2,sockets=2 -m "$mem" \
 	-kernel "$kernel" -initrd "$initrd" -nographic -no-reboot \
 	-append "$append" </dev/null 2>&1 | tee "$log" | show
 status=${PIPESTATUS[0]}
