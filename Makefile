@@ -6,6 +6,7 @@
 #   make guest-test T="ctl wait"   those tests alone, in the guest
 #   make install   the manual and the UAPI header (PREFIX, DESTDIR)
 #   make html      the HTML manual in doc/html, from man/
+#   make bench     kevent against epoll and io_uring in a bench guest
 #
 # The first run unpacks /usr/src/linux-source-6.1.tar.xz and builds the
 # kernel into build/, which later runs reuse.
@@ -31,6 +32,12 @@ HELPERS		:= evserver
 # test and its -m32 twin.  report.py fails a program missing from the log.
 EXPECTED	:= $(BUILD)/guest/expected
 PROG_DEPS	:= include/kevent.h include/uapi/linux/kevent.h $(wildcard testsuite/lib/*.h)
+# kbench (bench/): make bench runs it in its own guest; make check runs
+# its smoke test (bench_smoke in testsuite/tests.list).
+BENCH_BIN	:= $(BUILD)/bench/bin
+BENCH_SRCS	:= $(wildcard bench/*.c)
+BENCH_DEPS	:= $(BENCH_SRCS) $(wildcard bench/*.h) $(PROG_DEPS)
+PROGRAMS	+= $(GUEST_BIN)/kbench
 
 .PHONY: all deps kernel programs initramfs check run shell install \
 	uninstall html clean distclean
@@ -48,6 +55,7 @@ programs: $(PROGRAMS)
 		>$(EXPECTED).tmp
 	@printf '%s tap\n' $(sort $(TESTS) $(addsuffix -m32,$(TESTS))) \
 		>>$(EXPECTED).tmp
+	@echo 'bench_smoke tap' >>$(EXPECTED).tmp
 	@mv $(EXPECTED).tmp $(EXPECTED)
 
 $(GUEST_BIN)/%: examples/%.c $(PROG_DEPS)
@@ -61,6 +69,20 @@ $(GUEST_BIN)/%-m32: testsuite/tests/%.c $(PROG_DEPS)
 $(GUEST_BIN)/%: testsuite/tests/%.c $(PROG_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -o $@ $<
+
+$(GUEST_BIN)/kbench $(BENCH_BIN)/kbench: $(BENCH_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $(BENCH_SRCS) -luring
+
+$(BENCH_BIN)/evserver: examples/evserver.c $(PROG_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
+
+.PHONY: bench bench-programs
+bench-programs: $(BENCH_BIN)/kbench $(BENCH_BIN)/evserver
+
+bench:
+	@scripts/bench.sh
 
 initramfs: programs
 	@scripts/initramfs.sh $(GUEST_BIN) testsuite/tests.list \

@@ -5,7 +5,8 @@ set -eu
 
 packages="linux-source-6.1 qemu-system-x86 busybox-static groff mandoc
 pandoc gcc g++ gcc-multilib g++-multilib make ccache flex bison bc
-libelf-dev libssl-dev cpio xz-utils python3 perl man-db"
+libelf-dev libssl-dev cpio xz-utils python3 perl man-db
+liburing-dev wrk httperf gnuplot-nox"
 
 missing=
 for p in $packages; do

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Workload 2: registration churn.  N empty pipes (never ready) are
+ * registered and removed again, in cycles, for a given time; the rate is
+ * in registrations added and removed per second (one add plus one remove
+ * counts once).  kevent_ctl() one entry a call, or B entries a call;
+ * epoll_ctl() one call each; io_uring B POLL_ADD SQEs per submit, then B
+ * POLL_REMOVE per submit, waiting for their completions.  Every call is
+ * checked: an entry copied back by KEVENT_CTL_ADD (an error), a REMOVE
+ * entry that is not DONE, an epoll_ctl() error, a completion that is
+ * missing or not what was asked, each fail the run.
+ */
+#include <getopt.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <liburing.h>
+
+#include "kbench.h"
+
+#define URING_REMOVE	(~0ULL)
+
+struct variant {
+	const char *name;
+	int how;	/* 'k': kevent_ctl, 'e': epoll_ctl, 'u': io_uring */
+	int batch;
+	int type;	/* KEVENT_PIPE or KEVENT_POLL */
+};
+
+static const struct variant variants[] = {
+	{ "kevent-1", 'k', 1, KEVENT_PIPE },
+	{ "kevent-64", 'k', 64, KEVENT_PIPE },
+	{ "kevent-1024", 'k', 1024, KEVENT_PIPE },
+	{ "kevent-poll-64", 'k', 64, KEVENT_POLL },
+	{ "epoll", 'e', 1, 0 },
+	{ "uring-64", 'u', 64, 0 },
+};
+
+#define NVARIANTS	(int)(sizeof(variants) / sizeof(variants[0]))
+
+static void kevent_cycle(int kfd, const struct variant *v, const int *fds,
+			 int n, struct ukevent *uk)
+{
+	int i, k, b, ret;
+
+	for (int cmd = KEVENT_CTL_ADD; cmd <= KEVENT_CTL_REMOVE; cmd++) {
+		for (i = 0; i < n; i += b) {
+			b = n - i < v->batch ? n - i : v->batch;
+			for (k = 0; k < b; k++) {
+				memset(&uk[k], 0, sizeof(uk[k]));
+				uk[k].type = v->type;
+				uk[k].id.raw[0] = fds[i + k];
+				uk[k].event = v->type == KEVENT_PIPE ?
+					      KEVENT_SOCKET_RECV :
+					      KEVENT_POLL_POLLIN;
+				uk[k].req_flags = KEVENT_REQ_ALWAYS_QUEUE;
+				uk[k].ptr = i + k;
+			}
+			ret = kevent_ctl(kfd, cmd, b, uk);
+			if (cmd == KEVENT_CTL_ADD && ret != 0)
+				fail("churn %s: ADD of %d: %d back (%s)",
+				     v->name, b, ret, ret < 0 ? strerror(errno) :
+				     strerror(-(int)uk[0].ret_data[1]));
+			if (cmd == KEVENT_CTL_REMOVE && ret != b)
+				fail("churn %s: REMOVE of %d: %d", v->name, b,
+				     ret);
+			if (cmd == KEVENT_CTL_REMOVE)
+				for (k = 0; k < b; k++)
+					if (uk[k].ret_flags != KEVENT_RET_DONE)
+						fail("churn %s: REMOVE entry "
+						     "%d: flags %#x", v->name,
+						     k, uk[k].ret_flags);
+		}
+	}
+}
+
+static void epoll_cycle(int epfd, const int *fds, int n)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int i;
+
+	for (i = 0; i < n; i++) {
+		ev.data.u64 = i;
+		if (epoll_ctl(epfd, EPOLL_CTL_ADD, fds[i], &ev))
+			fail("churn epoll: ADD: %s", strerror(errno));
+	}
+	for (i = 0; i < n; i++)
+		if (epoll_ctl(epfd, EPOLL_CTL_DEL, fds[i], NULL))
+			fail("churn epoll: DEL: %s", strerror(errno));
+}
+
+static void uring_cycle(struct io_uring *ring, const struct variant *v,
+			const int *fds, int n)
+{
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	int i, k, b, ret, removed, cancelled;
+
+	for (i = 0; i < n; i += b) {
+		b = n - i < v->batch ? n - i : v->batch;
+		for (k = 0; k < b; k++) {
+			sqe = io_uring_get_sqe(ring);
+			io_uring_prep_poll_multishot(sqe, fds[i + k], POLLIN);
+			io_uring_sqe_set_data64(sqe, i + k);
+		}
+		ret = io_uring_submit(ring);
+		if (ret != b)
+			fail("churn %s: submit of %d POLL_ADD: %d", v->name, b,
+			     ret);
+	}
+	for (i = 0; i < n; i += b) {
+		b = n - i < v->batch ? n - i : v->batch;
+		for (k = 0; k < b; k++) {
+			sqe = io_uring_get_sqe(ring);
+			io_uring_prep_poll_remove(sqe, (uint64_t)(i + k));
+			io_uring_sqe_set_data64(sqe, URING_REMOVE);
+		}
+		ret = io_uring_submit_and_wait(ring, 2 * b);
+		if (ret != b)
+			fail("churn %s: submit of %d POLL_REMOVE: %d", v->name,
+			     b, ret);
+		removed = cancelled = 0;
+		while (removed + cancelled < 2 * b) {
+			ret = io_uring_wait_cqe(ring, &cqe);
+			if (ret)
+				fail("churn %s: wait: %s", v->name,
+				     strerror(-ret));
+			if (cqe->user_data == URING_REMOVE && cqe->res == 0)
+				removed++;
+			else if (cqe->user_data < (uint64_t)n &&
+				 cqe->res == -ECANCELED)
+				cancelled++;
+			else
+				fail("churn %s: completion %llu res %d",
+				     v->name,
+				     (unsigned long long)cqe->user_data,
+				     cqe->res);
+			io_uring_cqe_seen(ring, cqe);
+		}
+		if (removed != b)
+			fail("churn %s: %d of %d removed", v->name, removed, b);
+	}
+}
+
+/* kbench churn [-n N] [-v VARIANT,...] */
+int wl_churn(int argc, char **argv)
+{
+	int n = 1024, ch, rep, i, *rfd, p[2];
+	const char *only = NULL;
+	struct io_uring_params up;
+	struct io_uring ring;
+	struct ukevent *uk;
+	unsigned long cycles;
+	uint64_t start, ns, limit, cmin;
+	int fd = -1, ret;
+
+	while ((ch = getopt(argc, argv, "n:v:")) != -1) {
+		switch (ch) {
+		case 'n': n = atoi(optarg); break;
+		case 'v': only = optarg; break;
+		default: die("usage: churn [-n N] [-v VARIANT,...]");
+		}
+	}
+	raise_nofile(2L * n + 64);
+	rfd = xcalloc(n, sizeof(int));
+	for (i = 0; i < n; i++) {
+		if (pipe2(p, O_CLOEXEC | O_NONBLOCK))
+			die("pipe: %s", strerror(errno));
+		rfd[i] = p[0];
+		/* The write ends stay open: the pipes are not broken. */
+	}
+	uk = xcalloc(1024, sizeof(*uk));
+	limit = (uint64_t)(opt.secs * 1e9);
+	for (rep = 1; rep <= opt.reps; rep++) {
+		for (int v = 0; v < NVARIANTS; v++) {
+			const struct variant *var = &variants[v];
+			char name[64];
+
+			snprintf(name, sizeof(name), ",%s,", var->name);
+			if (only) {
+				char list[256];
+
+				snprintf(list, sizeof(list), ",%s,", only);
+				if (!strstr(list, name))
+					continue;
+			}
+			switch (var->how) {
+			case 'k':
+				fd = kevent_init(NULL, 0, KEVENT_INIT_CLOEXEC);
+				break;
+			case 'e':
+				fd = epoll_create1(EPOLL_CLOEXEC);
+				break;
+			case 'u':
+				memset(&up, 0, sizeof(up));
+				up.flags = IORING_SETUP_SINGLE_ISSUER |
+					   IORING_SETUP_DEFER_TASKRUN |
+					   IORING_SETUP_CQSIZE;
+				up.cq_entries = 4 * var->batch;
+				ret = io_uring_queue_init_params(var->batch,
+								 &ring, &up);
+				if (ret)
+					die("io_uring_queue_init: %s",
+					    strerror(-ret));
+				fd = 0;
+				break;
+			}
+			if (fd < 0)
+				die("churn %s: %s", var->name, strerror(errno));
+			cycles = 0;
+			cmin = UINT64_MAX;
+			start = now_ns();
+			do {
+				uint64_t tc = now_ns();
+
+				if (var->how == 'k')
+					kevent_cycle(fd, var, rfd, n, uk);
+				else if (var->how == 'e')
+					epoll_cycle(fd, rfd, n);
+				else
+					uring_cycle(&ring, var, rfd, n);
+				cycles++;
+				tc = now_ns() - tc;
+				if (tc < cmin)
+					cmin = tc;
+			} while ((ns = now_ns() - start) < limit || cycles < 2);
+			if (var->how == 'u')
+				io_uring_queue_exit(&ring);
+			else
+				close(fd);
+			if (opt.smoke) {
+				tap_ok("churn %s: %lu registrations added and "
+				       "removed, every entry checked",
+				       var->name, cycles * n);
+				continue;
+			}
+			result("wl=churn n=%d mech=%s rep=%d ops=%.0f "
+			       "nspo=%.1f cycles=%lu minnspo=%.1f", n,
+			       var->name, rep, cycles * n * 1e9 / ns,
+			       (double)ns / (cycles * n), cycles,
+			       (double)cmin / n);
+		}
+	}
+	for (i = 0; i < n; i++)
+		close(rfd[i]);
+	free(rfd);
+	free(uk);
+	return 0;
+}

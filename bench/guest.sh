@@ -1,0 +1,137 @@
+#!/bin/sh
+# /kevent/bench.sh: the benchmarks of make bench, in the bench guest.
+#
+# The guest's /init runs it in kevent.mode=bench.  kevent.bench= on the
+# kernel command line picks the profile: full (make bench), quick (a
+# few minutes, to try a change) or tiny (to try the chain).  Every measurement is a "BENCH ..."
+# line; the HTTP runs frame the load generator's own output between
+# "### HTTP ..." and "### HTTP-END" for bench/report.py.  A run that
+# fails prints "FAIL ...", which fails make bench.
+export PATH=/bin:/sbin:/kevent/bin
+
+profile=full
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	kevent.bench=*) profile=${arg#kevent.bench=} ;;
+	esac
+done
+
+case "$profile" in
+tiny)
+	# Only to try the whole chain: numbers of no use.
+	T=0.1 R=1 HT=1 HR=1 SCALE=10,1000 HCONNS="1 100"
+	SAMPLES=30 TSAMPLES=10 HPCONNS=30
+	;;
+quick)
+	T=0.5 R=2 HT=2 HR=1 SCALE=10,1000,10000,100000 HCONNS="1 100 1000"
+	SAMPLES=300 TSAMPLES=100 HPCONNS=200
+	;;
+*)
+	# Short runs, many times over: the host's load changes from one
+	# second to the next, and every mechanism gets its share of it.
+	T=0.5 R=10 HT=6 HR=3 SCALE=10,1000,10000,100000 HCONNS="1 100 1000"
+	SAMPLES=1000 TSAMPLES=300 HPCONNS=500
+	;;
+esac
+
+# No lockup detectors (kevent.config builds them in): their timers and
+# checks would run during the measurements.
+echo 0 >/proc/sys/kernel/watchdog 2>/dev/null
+echo 0 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+# 100,000 eventfds and 10,000 pipes or socket pairs, 1,000 connections.
+echo 2000000 >/proc/sys/fs/nr_open
+echo 2000000 >/proc/sys/fs/file-max
+echo 4000000 >/proc/sys/fs/kevent/max_user_kevents
+echo 4096 >/proc/sys/net/core/somaxconn
+echo 4096 >/proc/sys/net/ipv4/tcp_max_syn_backlog
+echo "1024 65000" >/proc/sys/net/ipv4/ip_local_port_range
+echo 1 >/proc/sys/net/ipv4/tcp_tw_reuse
+ulimit -n 1000000
+
+echo "### ENV profile $profile"
+echo "### ENV memory $(awk '/MemTotal/ { print $2 " kB" }' /proc/meminfo)"
+echo "### ENV slab $(grep -q '^kmalloc' /proc/slabinfo 2>/dev/null && echo slub || echo unknown)"
+echo "### ENV cmdline $(cat /proc/cmdline)"
+# High-resolution timers need a working local APIC timer, which the
+# kernel's calibration under a loaded TCG host sometimes rejects.
+echo "### ENV timer-resolution $(awk '/resolution:/ { print $2 / 1000 " us"; exit }' /proc/timer_list 2>/dev/null)"
+echo "### ENV params T=$T R=$R HT=$HT HR=$HR"
+
+start=$(date +%s)
+stage() {
+	echo "### STAGE $1 at $(($(date +%s) - start))s"
+}
+
+run() {
+	"$@" || echo "FAIL bench: $* exited with status $?"
+}
+
+stage harvest
+run kbench -t "$T" -r "$R" harvest -n 1000 -a 100 -k pipe
+run kbench -t "$T" -r "$R" harvest -n 10000 -a 100 -k pipe
+run kbench -t "$T" -r "$R" harvest -n 1000 -a 100 -k unix
+# What a call costs and what an event costs: 1 and 10 events a round.
+run kbench -t "$T" -r "$R" harvest -n 1000 -a 1 -m ring,getev,epoll-et,uring
+run kbench -t "$T" -r "$R" harvest -n 1000 -a 10 -m ring,getev,epoll-et,uring
+stage churn
+run kbench -t "$T" -r "$R" churn -n 1024
+stage scale
+run kbench -t "$T" -r "$R" scale -i "$SCALE" -a 100
+stage wake
+run kbench -r "$R" wake -s "$SAMPLES"
+stage timer
+run kbench -r 3 timer -s "$TSAMPLES"
+
+# HTTP: a server, then the load generator against it, then the server's
+# own count.  Ports are never reused, so that no TIME_WAIT is in the way.
+port=20000
+server() {
+	port=$((port + 1))
+	case "$1" in
+	evserver) evserver "$port" 0 >/tmp/server.out 2>&1 & ;;
+	*) kbench httpd -b "$1" -p "$port" >/tmp/server.out 2>&1 & ;;
+	esac
+	spid=$!
+	# Up when it accepts a connection.
+	i=0
+	while ! wget -q -O /dev/null "http://127.0.0.1:$port/" 2>/dev/null; do
+		i=$((i + 1))
+		if [ "$i" -gt 100 ]; then
+			echo "FAIL bench: server $1 did not come up"
+			break
+		fi
+		sleep 0.1
+	done
+}
+
+server_stop() {
+	kill -TERM "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	cat /tmp/server.out
+}
+
+stage http
+for rep in $(seq "$HR"); do
+	for conns in $HCONNS; do
+		threads=2
+		[ "$conns" -lt 2 ] && threads=1
+		for s in ring epoll uring evserver; do
+			server "$s"
+			echo "### HTTP tool=wrk server=$s conns=$conns rep=$rep"
+			wrk -t "$threads" -c "$conns" -d "${HT}s" --timeout 10s \
+				--latency "http://127.0.0.1:$port/" 2>&1
+			echo "### HTTP-END"
+			server_stop
+		done
+	done
+	# httperf, as in 2006: a new connection per request, one at a time.
+	for s in ring epoll uring evserver; do
+		server "$s"
+		echo "### HTTP tool=httperf server=$s conns=1 rep=$rep"
+		httperf --server 127.0.0.1 --port "$port" --uri / \
+			--num-conns "$HPCONNS" --num-calls 1 --timeout 10 2>&1
+		echo "### HTTP-END"
+		server_stop
+	done
+done
+stage end

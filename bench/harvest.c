@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Workloads 1 and 3: the harvest, in the shape of Eric Dumazet's
+ * epoll_bench (2006), and its scaling with idle registrations.
+ *
+ * N pipes (or AF_UNIX socket pairs) are registered; each round writes a
+ * byte into A of them, taken in turn around the set, then harvests until
+ * A events came, reading each reported byte as it goes.  Every event
+ * must name a descriptor written this round and not reported yet; at
+ * the end, a harvest that does not block must find nothing.  Two rates
+ * are printed: the events per second of the whole round (write, harvest,
+ * read: what a program sees), and of the harvest calls alone (the time
+ * spent in kevent_wait() + kevent_commit(), kevent_get_events(),
+ * epoll_wait(), io_uring_enter() or poll()).  The second leaves out what
+ * each mechanism does in the writer's system call (epoll and kevent
+ * queue the event there; io_uring with DEFER_TASKRUN only queues task
+ * work), so the first is the one to compare.
+ */
+#include <getopt.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "kbench.h"
+
+struct fds {
+	int n;
+	enum kind kind;
+	int *rfd, *wfd;
+};
+
+static void make_fds(struct fds *f, int n, enum kind kind)
+{
+	int p[2];
+
+	f->n = n;
+	f->kind = kind;
+	f->rfd = xcalloc(n, sizeof(int));
+	f->wfd = xcalloc(n, sizeof(int));
+	for (int i = 0; i < n; i++) {
+		if (kind == K_PIPE ? pipe2(p, O_CLOEXEC | O_NONBLOCK) :
+		    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
+			       SOCK_NONBLOCK, 0, p))
+			die("%s %d of %d: %s",
+			    kind == K_PIPE ? "pipe" : "socketpair", i, n,
+			    strerror(errno));
+		f->rfd[i] = p[0];
+		f->wfd[i] = p[1];
+	}
+}
+
+static void free_fds(struct fds *f)
+{
+	for (int i = 0; i < f->n; i++) {
+		close(f->rfd[i]);
+		close(f->wfd[i]);
+	}
+	free(f->rfd);
+	free(f->wfd);
+}
+
+struct rounds {
+	unsigned long rounds, events, calls, eintr;
+	uint64_t ns, harvest_ns;
+	/*
+	 * The fastest call that took a whole round's events, and the
+	 * fastest round: the host's load only ever adds time, so the
+	 * minimum is the cost with the least interference.
+	 */
+	uint64_t hmin, rmin;
+};
+
+/*
+ * Rounds of @a writes and their harvest over descriptors 0 .. @n - 1 of
+ * @f, registered with @e, for @secs seconds (at least @min_rounds).
+ */
+static void run_rounds(struct engine *e, const char *what, struct fds *f,
+		       int n, int a, double secs, unsigned long min_rounds,
+		       struct rounds *r)
+{
+	unsigned char *expect = xcalloc(n, 1);
+	int *idx = xcalloc(a, sizeof(int));
+	uint64_t start, t0, t1, tr, limit = (uint64_t)(secs * 1e9);
+	int base = 0, got, k, i, j;
+	char c = 'x';
+
+	memset(r, 0, sizeof(*r));
+	r->eintr = engine_eintr(e);
+	r->hmin = r->rmin = UINT64_MAX;
+	start = now_ns();
+	do {
+		tr = now_ns();
+		for (j = 0; j < a; j++) {
+			i = (base + j) % n;
+			if (write(f->wfd[i], &c, 1) != 1)
+				die("write: %s", strerror(errno));
+			expect[i] = 1;
+		}
+		for (got = 0; got < a; got += k) {
+			t0 = now_ns();
+			k = engine_harvest(e, idx, a - got, 5000);
+			t1 = now_ns();
+			r->harvest_ns += t1 - t0;
+			r->calls++;
+			if (k == a && t1 - t0 < r->hmin)
+				r->hmin = t1 - t0;
+			if (k == 0)
+				fail("%s: round %lu: %d of %d events lost "
+				     "(none for 5 s)", what, r->rounds, a - got,
+				     a);
+			for (j = 0; j < k; j++) {
+				i = idx[j];
+				if (i < 0 || i >= n || !expect[i])
+					fail("%s: round %lu: event for "
+					     "descriptor %d, %s", what,
+					     r->rounds, i,
+					     i < 0 || i >= n ? "not registered" :
+					     "not written or reported already");
+				expect[i] = 0;
+				if (read(f->rfd[i], &c, 1) != 1)
+					fail("%s: descriptor %d reported, "
+					     "nothing to read: %s", what, i,
+					     strerror(errno));
+			}
+		}
+		base = (base + a) % n;
+		t1 = now_ns();
+		if (t1 - tr < r->rmin)
+			r->rmin = t1 - tr;
+		r->rounds++;
+		r->events += a;
+	} while (now_ns() - start < limit || r->rounds < min_rounds);
+	r->ns = now_ns() - start;
+	r->eintr = engine_eintr(e) - r->eintr;
+	k = engine_harvest(e, idx, a, 0);
+	if (k)
+		fail("%s: %d events after the last round (duplicates), "
+		     "first for descriptor %d", what, k, idx[0]);
+	free(expect);
+	free(idx);
+}
+
+static void usage_mechs(int *use, const char *list)
+{
+	if (parse_mechs(list, use))
+		die("unknown mechanism in '%s'", list);
+}
+
+/*
+ * kbench harvest [-n N] [-a A] [-k pipe|unix] [-m MECHS] [-b BATCH]
+ */
+int wl_harvest(int argc, char **argv)
+{
+	int n = 1000, a = 100, batch = 1024, use[M_NR], ch, rep, m;
+	enum kind kind = K_PIPE;
+	struct engine *e;
+	struct rounds r;
+	struct fds f;
+	char what[64];
+
+	usage_mechs(use, "ring,getev,epoll-lt,epoll-et,uring,poll");
+	while ((ch = getopt(argc, argv, "n:a:k:m:b:")) != -1) {
+		switch (ch) {
+		case 'n': n = atoi(optarg); break;
+		case 'a': a = atoi(optarg); break;
+		case 'b': batch = atoi(optarg); break;
+		case 'k': kind = strcmp(optarg, "unix") ? K_PIPE : K_UNIX; break;
+		case 'm': usage_mechs(use, optarg); break;
+		default: die("usage: harvest [-n N] [-a A] [-k pipe|unix] "
+			     "[-m MECHS] [-b BATCH]");
+		}
+	}
+	if (a > n || a > batch)
+		die("harvest: A must be at most N and the batch");
+	raise_nofile(2L * n + 64);
+	make_fds(&f, n, kind);
+	for (rep = 1; rep <= opt.reps; rep++) {
+		for (m = 0; m < M_NR; m++) {
+			if (!use[m])
+				continue;
+			snprintf(what, sizeof(what), "harvest %s n=%d",
+				 mech_name[m], n);
+			e = engine_new(m, n, batch);
+			engine_add(e, f.rfd, 0, n, kind);
+			run_rounds(e, what, &f, n, a, opt.secs, 3, &r);
+			if (engine_rearms(e))
+				fail("%s: %lu multishot polls ended", what,
+				     engine_rearms(e));
+			engine_free(e);
+			if (opt.smoke) {
+				tap_ok("harvest %s %s n=%d a=%d: %lu events "
+				       "in %lu rounds, none lost or repeated",
+				       mech_name[m],
+				       kind == K_PIPE ? "pipe" : "unix", n, a,
+				       r.events, r.rounds);
+				continue;
+			}
+			result("wl=harvest kind=%s n=%d ready=%d mech=%s "
+			       "rep=%d evs=%.0f hevs=%.0f events=%lu "
+			       "rounds=%lu calls=%lu eintr=%lu hmin=%llu "
+			       "rmin=%llu",
+			       kind == K_PIPE ? "pipe" : "unix", n, a,
+			       mech_name[m], rep, r.events * 1e9 / r.ns,
+			       r.events * 1e9 / r.harvest_ns, r.events,
+			       r.rounds, r.calls, r.eintr,
+			       (unsigned long long)r.hmin,
+			       (unsigned long long)r.rmin);
+		}
+	}
+	free_fds(&f);
+	return 0;
+}
+
+static int parse_list(const char *s, int *v, int max)
+{
+	int n = 0;
+
+	while (*s && n < max) {
+		v[n++] = atoi(s);
+		s = strchr(s, ',');
+		if (!s)
+			break;
+		s++;
+	}
+	return n;
+}
+
+/*
+ * kbench scale [-i IDLE,IDLE,...] [-a A] [-m MECHS]
+ *
+ * One instance per mechanism holds the idle registrations (eventfds,
+ * which never fire), grown from one size to the next; the A active
+ * pipes are registered for each run and removed after it, so that the
+ * instances never see each other's events.
+ */
+int wl_scale(int argc, char **argv)
+{
+	int sizes[8], nsizes, a = 100, use[M_NR], ch, rep, m, s, maxidle;
+	int *allfd, have = 0;
+	struct engine *e[M_NR] = { 0 };
+	struct rounds r;
+	struct fds f;
+	char what[64];
+
+	nsizes = parse_list("10,1000,10000,100000", sizes, 8);
+	usage_mechs(use, "ring,getev,epoll-lt,epoll-et,uring");
+	while ((ch = getopt(argc, argv, "i:a:m:")) != -1) {
+		switch (ch) {
+		case 'i': nsizes = parse_list(optarg, sizes, 8); break;
+		case 'a': a = atoi(optarg); break;
+		case 'm': usage_mechs(use, optarg); break;
+		default: die("usage: scale [-i IDLE,...] [-a A] [-m MECHS]");
+		}
+	}
+	if (use[M_POLL])
+		die("scale: poll(2) scans every descriptor; leave it out");
+	maxidle = 0;
+	for (s = 0; s < nsizes; s++)
+		if (sizes[s] > maxidle)
+			maxidle = sizes[s];
+	raise_nofile(maxidle + 2L * a + 64);
+	make_fds(&f, a, K_PIPE);
+	/* Indexes 0 .. a-1: the active pipes; a ..: the idle eventfds. */
+	allfd = xcalloc(a + maxidle, sizeof(int));
+	memcpy(allfd, f.rfd, a * sizeof(int));
+	for (int i = 0; i < maxidle; i++) {
+		allfd[a + i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (allfd[a + i] < 0)
+			die("eventfd %d of %d: %s", i, maxidle,
+			    strerror(errno));
+	}
+	for (m = 0; m < M_NR; m++)
+		if (use[m])
+			e[m] = engine_new(m, a + maxidle, a);
+	for (s = 0; s < nsizes; s++) {
+		for (m = 0; m < M_NR; m++)
+			if (e[m] && sizes[s] > have)
+				engine_add(e[m], allfd, a + have, a + sizes[s],
+					   K_IDLE);
+		if (sizes[s] > have)
+			have = sizes[s];
+		for (rep = 1; rep <= opt.reps; rep++) {
+			for (m = 0; m < M_NR; m++) {
+				if (!e[m])
+					continue;
+				snprintf(what, sizeof(what),
+					 "scale %s idle=%d", mech_name[m], have);
+				engine_add(e[m], allfd, 0, a, K_PIPE);
+				run_rounds(e[m], what, &f, a, a, opt.secs, 3,
+					   &r);
+				engine_del(e[m], allfd, 0, a, K_PIPE);
+				if (engine_rearms(e[m]))
+					fail("%s: multishot polls ended", what);
+				if (opt.smoke) {
+					tap_ok("scale %s idle=%d: %lu events, "
+					       "none lost or repeated",
+					       mech_name[m], have, r.events);
+					continue;
+				}
+				result("wl=scale idle=%d ready=%d mech=%s "
+				       "rep=%d nspe=%.1f hnspe=%.1f "
+				       "events=%lu rounds=%lu eintr=%lu "
+				       "rminpe=%.1f",
+				       have, a, mech_name[m], rep,
+				       (double)r.ns / r.events,
+				       (double)r.harvest_ns / r.events,
+				       r.events, r.rounds, r.eintr,
+				       (double)r.rmin / a);
+			}
+		}
+	}
+	for (m = 0; m < M_NR; m++)
+		if (e[m])
+			engine_free(e[m]);
+	for (int i = 0; i < maxidle; i++)
+		close(allfd[a + i]);
+	free(allfd);
+	free_fds(&f);
+	return 0;
+}
