@@ -97,6 +97,14 @@ check:
 guest-test:
 	@scripts/guest-test.sh $(T)
 
+# libevent 2.1.12 on kevent: its regression programs with the kevent
+# backend and with epoll, and its benchmark (doc/libevent.md).
+#   make peers PEERS=DIR       the folder of libevent-2.1.12-stable.tar.gz
+#   make peers PEERS_BENCH=0   without the benchmark
+.PHONY: peers
+peers:
+	@scripts/peers.sh all
+
 run: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/boot.sh run $(BUILD)/run.log 300

@@ -1,0 +1,181 @@
+#!/bin/bash
+# make peers: libevent's regression suite and benchmark on kevent.
+#
+#   scripts/peers.sh [build|initramfs|boot|report|all]   (default: all)
+#
+# Unpacks libevent 2.1.12-stable from ${PEERS:-../shared/peers}, copies
+# in the kevent backend (testsuite/peers/libevent/kevent.c), applies
+# testsuite/peers/libevent/libevent-kevent.patch, builds it statically
+# with libevent's own CMake build, packs the test programs into an
+# initramfs and boots the guest once.  The guest runs each regression
+# program with the kevent backend forced and with epoll
+# (testsuite/peers/libevent/run.sh), then libevent's bench for kevent,
+# epoll and poll (bench.sh).  The report (testsuite/peers/report.py)
+# prints passed/failed/skipped per program for both backends and fails
+# if kevent fails a test that epoll passes.
+#
+# Environment:
+#   PEERS            where the tarball is (default ../shared/peers, and
+#                    /work/shared/peers)
+#   PEERS_BENCH=0    skip the benchmark (make check does)
+#   PEERS_TIME_LIMIT the limit of the boot, in seconds (default 3000)
+#   KERNEL, BUILD    as for scripts/boot.sh
+# Exit status: 0 when kevent passed what epoll passed, 2 when the tarball
+# is missing (the caller says "skipped"), 1 otherwise.
+set -eu -o pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+build=${BUILD:-build}
+case "$build" in /*) ;; *) build=$top/$build ;; esac
+export BUILD=$build
+peers_src=$top/testsuite/peers/libevent
+out=$build/peers
+version=libevent-2.1.12-stable
+sha256=fa647e8ccd6b833bb02c62d9125422f74cbfdf73ad2dd12f8915f644b0ff2b9a
+what=${1:-all}
+
+find_tarball() {
+	local d
+	for d in ${PEERS:-} "$top/../shared/peers" /work/shared/peers; do
+		if [ -f "$d/$version.tar.gz" ]; then
+			echo "$d/$version.tar.gz"
+			return 0
+		fi
+	done
+	return 1
+}
+
+tarball=$(find_tarball) || {
+	echo "peers: $version.tar.gz not found in ${PEERS:-../shared/peers}: skipped" >&2
+	exit 2
+}
+
+log() { printf 'peers: %s\n' "$*" >&2; }
+
+# Unpack and patch when the tarball or the patch changed; copy in the
+# backend when it changed (make then rebuilds that file alone); build.
+do_build() {
+	local src=$out/src/$version obj=$out/obj stamp
+	stamp=$(cat "$tarball" "$peers_src/libevent-kevent.patch" |
+		sha256sum | cut -c1-16)
+	if [ ! -f "$out/src/stamp" ] || [ "$(cat "$out/src/stamp")" != "$stamp" ]; then
+		log "unpacking $(basename "$tarball")"
+		echo "$sha256  $tarball" | sha256sum -c --quiet - ||
+			{ log "checksum mismatch: $tarball"; exit 1; }
+		rm -rf "$out/src" "$obj"
+		mkdir -p "$out/src"
+		tar xzf "$tarball" -C "$out/src"
+		patch -s -p1 -d "$src" <"$peers_src/libevent-kevent.patch"
+		echo "$stamp" >"$out/src/stamp"
+	fi
+	cmp -s "$peers_src/kevent.c" "$src/kevent.c" ||
+		cp "$peers_src/kevent.c" "$src/kevent.c"
+	if [ ! -f "$obj/CMakeCache.txt" ]; then
+		log "configuring (cmake, static, no OpenSSL, no zlib)"
+		mkdir -p "$obj"
+		# Static programs for the guest: -static at link time, and
+		# libevent built as static libraries.
+		(cd "$obj" && cmake -S "$src" -B . \
+			-DCMAKE_BUILD_TYPE=Release \
+			-DCMAKE_C_FLAGS="-O2 -g" \
+			-DCMAKE_EXE_LINKER_FLAGS="-static" \
+			-DEVENT__LIBRARY_TYPE=STATIC \
+			-DEVENT__DISABLE_OPENSSL=ON \
+			-DEVENT__DISABLE_SAMPLES=ON \
+			-DEVENT__DISABLE_BENCHMARK=OFF \
+			-DEVENT__DISABLE_TESTS=OFF \
+			-DEVENT__DISABLE_REGRESS=OFF \
+			-DCMAKE_DISABLE_FIND_PACKAGE_ZLIB=ON \
+			-DKEVENT_INCLUDE_DIR="$top/include" \
+			-DKEVENT_UAPI_INCLUDE_DIR="$top/include/uapi" \
+			>"$out/cmake.log" 2>&1) ||
+			{ tail -30 "$out/cmake.log"; log "cmake failed ($out/cmake.log)"; exit 1; }
+		grep -q 'kevent backend:' "$out/cmake.log" ||
+			{ log "cmake did not take the kevent backend"; exit 1; }
+	fi
+	log "building (make -j2)"
+	make -C "$obj" -j2 >"$out/make.log" 2>&1 ||
+		{ grep -E 'error|Error' "$out/make.log" | head -30; log "build failed ($out/make.log)"; exit 1; }
+	if grep -n 'kevent\.c.*warning' "$out/make.log"; then
+		log "warnings in kevent.c"
+		exit 1
+	fi
+}
+
+# The guest's programs: libevent's, stripped, and the two scripts.
+do_initramfs() {
+	local src=$out/src/$version obj=$out/obj g=$out/guest p
+	rm -rf "$g"
+	mkdir -p "$g/bin"
+	for p in regress test-init test-eof test-weof test-closed \
+		test-changelist test-time test-fdleak test-dumpevents \
+		test-ratelim bench bench_cascade; do
+		strip -o "$g/bin/$p" "$obj/bin/$p"
+	done
+	if [ "${PEERS_BENCH:-1}" != 0 ]; then
+		# bench.c over pipes instead of socket pairs (its USE_PIPES).
+		gcc -O2 -static -DUSE_PIPES -I"$src/include" -I"$obj/include" \
+			-I"$src" -I"$obj" -o "$g/bin/bench-pipes" \
+			"$src/test/bench.c" "$obj/lib/libevent_core.a" 2>"$out/bench-pipes.log" ||
+			{ cat "$out/bench-pipes.log"; log "bench-pipes failed"; exit 1; }
+		strip "$g/bin/bench-pipes"
+	fi
+	install -m 755 "$peers_src/run.sh" "$peers_src/bench.sh" "$g/bin/"
+	{
+		echo "peers-kevent bin/run.sh kevent"
+		echo "peers-epoll bin/run.sh epoll"
+		[ "${PEERS_BENCH:-1}" = 0 ] || echo "peers-bench bin/bench.sh ${PEERS_BENCH_RUNS:-9}"
+	} >"$g/peers.list"
+	scripts/initramfs.sh "$g/bin" "$g/peers.list" "$out/initramfs.cpio"
+}
+
+# One boot runs everything.  boot.sh is run from a copy: a script that
+# changes while bash reads it runs garbage.
+do_boot() {
+	local t0 khz
+	mkdir -p "$out/tools/scripts"
+	cp scripts/boot.sh "$out/tools/scripts/boot.sh"
+	# The clock: the TSC, as make bench has it.  Under TCG the guest
+	# cannot calibrate QEMU's TSC (the host's) and falls back to
+	# jiffies, 4 ms steps, too coarse for bench.c's runs of a few ms:
+	# tell it the frequency, and that it is good.
+	khz=$(awk '/^cpu MHz/ { printf "%d", $4 * 1000; exit }' /proc/cpuinfo)
+	t0=$(date +%s)
+	INITRD=$out/initramfs.cpio \
+		APPEND="tsc=reliable${khz:+ tsc_early_khz=$khz} kevent.timeout=${PEERS_PROGRAM_LIMIT:-2400}" \
+		bash "$out/tools/scripts/boot.sh" check "$out/guest.log" \
+		"${PEERS_TIME_LIMIT:-3000}" | sed 's/^  guest: /  guest: peers: /' || true
+	log "boot took $(($(date +%s) - t0)) s (log: ${out#"$top"/}/guest.log)"
+}
+
+do_report() {
+	local status=0
+	python3 testsuite/peers/report.py \
+		--dumpevents-check "$out/src/$version/test/check-dumpevents.py" \
+		"$out/guest.log" || status=1
+	if grep -q '^### BENCH BEGIN' "$out/guest.log"; then
+		python3 testsuite/peers/bench.py "$out/guest.log" \
+			--markdown "$out/bench.md" --plot "$out/libevent-bench.png" ||
+			status=1
+		log "bench: ${out#"$top"/}/bench.md, ${out#"$top"/}/libevent-bench.png"
+	fi
+	return $status
+}
+
+case "$what" in
+build) do_build ;;
+initramfs) do_build; do_initramfs ;;
+boot) do_boot ;;
+report) do_report ;;
+all)
+	do_build
+	do_initramfs
+	do_boot
+	do_report
+	;;
+*)
+	echo "usage: scripts/peers.sh [build|initramfs|boot|report|all]" >&2
+	exit 2
+	;;
+esac

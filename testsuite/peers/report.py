@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Report of make peers: libevent's regression programs, kevent and epoll.
+
+    testsuite/peers/report.py [--dumpevents-check SCRIPT] [--known FILE]
+                              [--bench-out FILE] LOG
+
+LOG is the guest's serial log; testsuite/peers/libevent/run.sh put each
+program's output between "### PEER BEGIN BACKEND PROGRAM" and
+"### PEER END BACKEND PROGRAM STATUS CENTISECONDS".  regress is counted
+test by test (tinytest's lines), every other program as one test.
+
+Prints a table, passed/failed/skipped per program and backend, then each
+test that kevent fails and epoll passes, and a last line
+"peers: N passed, N failed" where a failure is a test that kevent fails
+and epoll passes (a test both fail is listed, not counted).  Exit status
+1 when there is such a failure or a backend's run is missing.
+"""
+import argparse
+import re
+import subprocess
+import sys
+
+BACKENDS = ("kevent", "epoll")
+TEST_START = re.compile(r"^([A-Za-z0-9_]+/[A-Za-z0-9_.\-]+): (.*)$")
+FAILED = re.compile(r"^\s*\[([A-Za-z0-9_.\-]+) FAILED\]\s*$")
+
+
+def parse_regress(text):
+    """{test: 'pass'|'fail'|'skip'} from tinytest's output."""
+    results = {}
+    current = None
+    for line in text.splitlines():
+        line = line.rstrip("\r")
+        m = TEST_START.match(line)
+        if m:
+            current = m.group(1)
+            rest = m.group(2).strip()
+            if rest.endswith("SKIPPED") or rest.endswith("DISABLED"):
+                results[current] = "skip"
+                current = None
+            elif rest.endswith("OK"):
+                results[current] = "pass"
+                current = None
+            else:
+                results[current] = "fail"   # until it says OK
+            continue
+        if current is None:
+            continue
+        m = FAILED.match(line)
+        if m and current.endswith("/" + m.group(1)):
+            results[current] = "fail"
+            current = None
+        elif line.strip().endswith("OK") and not line.strip().startswith("OK "):
+            results[current] = "pass"
+            current = None
+        elif line.strip() == "SKIPPED":
+            results[current] = "skip"
+            current = None
+    return results
+
+
+def parse_log(path):
+    runs = {}      # (backend, program) -> (status, centis, text)
+    methods = {}
+    cur = None
+    buf = []
+    with open(path, "rb") as f:
+        # The serial console ends lines with \r\n, and may double the \r.
+        data = f.read().decode("utf-8", "replace").replace("\r", "")
+    for line in data.splitlines():
+        if line.startswith("### PEER METHOD "):
+            parts = line.split(None, 4)
+            methods[parts[3]] = parts[4] if len(parts) > 4 else ""
+        elif line.startswith("### PEER BEGIN "):
+            _, _, _, backend, prog = line.split()[:5]
+            cur = (backend, prog)
+            buf = []
+        elif line.startswith("### PEER END ") and cur:
+            parts = line.split()
+            status, centis = int(parts[5]), int(parts[6])
+            runs[cur] = (status, centis, "\n".join(buf))
+            cur = None
+        elif cur:
+            buf.append(line)
+    if cur:     # the boot ended inside a program
+        runs[cur] = (-1, 0, "\n".join(buf))
+    return runs, methods
+
+
+def check_dumpevents(script, text):
+    if not script:
+        return True
+    # test-dumpevents' output is what the checker reads on stdin.
+    p = subprocess.run([sys.executable, script], input=(text + "\n").encode(),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return p.returncode == 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dumpevents-check")
+    ap.add_argument("log")
+    args = ap.parse_args()
+
+    runs, methods = parse_log(args.log)
+    programs = []
+    for (b, p) in runs:
+        if p not in programs:
+            programs.append(p)
+
+    # results[backend][program] = {test: outcome}
+    results = {b: {} for b in BACKENDS}
+    times = {b: {} for b in BACKENDS}
+    for (b, p), (status, centis, text) in runs.items():
+        if b not in results:
+            continue
+        times[b][p] = centis / 100.0
+        if p == "regress":
+            r = parse_regress(text)
+            if status != 0 and not any(v == "fail" for v in r.values()):
+                r["regress(exit %d)" % status] = "fail"
+            results[b][p] = r
+        else:
+            ok = status == 0
+            if p == "test-dumpevents" and ok:
+                ok = check_dumpevents(args.dumpevents_check, text)
+            results[b][p] = {p: "pass" if ok else "fail"}
+
+    for b in BACKENDS:
+        print("peers: %-6s %s" % (b, methods.get(b, "(no run)").strip()))
+    print("%-22s %26s   %26s" % ("", "kevent", "epoll"))
+    print("%-22s %8s %8s %8s %7s   %8s %8s %8s %7s" % (
+        "program", "passed", "failed", "skipped", "time",
+        "passed", "failed", "skipped", "time"))
+    tot = {b: [0, 0, 0] for b in BACKENDS}
+    for p in programs:
+        row = "%-22s" % p
+        for b in BACKENDS:
+            r = results[b].get(p)
+            if r is None:
+                row += " %8s %8s %8s %7s  " % ("-", "-", "-", "-")
+                continue
+            c = [sum(1 for v in r.values() if v == k)
+                 for k in ("pass", "fail", "skip")]
+            for i in range(3):
+                tot[b][i] += c[i]
+            row += " %8d %8d %8d %6.1fs  " % (c[0], c[1], c[2],
+                                             times[b].get(p, 0))
+        print(row.rstrip())
+    row = "%-22s" % "total"
+    for b in BACKENDS:
+        row += " %8d %8d %8d %7s  " % (tot[b][0], tot[b][1], tot[b][2], "")
+    print(row.rstrip())
+
+    regressions, both = [], []
+    missing = [b for b in BACKENDS if not results[b]]
+    for p in programs:
+        k = results["kevent"].get(p, {})
+        e = results["epoll"].get(p, {})
+        for t in sorted(set(k) | set(e)):
+            if k.get(t) == "fail" and e.get(t) == "pass":
+                regressions.append(t)
+            elif k.get(t) == "fail":
+                both.append(t)
+            elif e.get(t) == "pass" and t not in k and k:
+                regressions.append(t + " (not run under kevent)")
+    for t in both:
+        print("peers: fails under both backends: %s" % t)
+    for t in regressions:
+        print("peers: FAIL under kevent, passes under epoll: %s" % t)
+    for b in missing:
+        print("peers: FAIL: no run of the %s backend in the log" % b)
+    passed = sum(1 for p in programs
+                 for t, v in results["kevent"].get(p, {}).items()
+                 if v == "pass")
+    failed = len(regressions) + len(missing)
+    print("peers: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
