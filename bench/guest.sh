@@ -3,7 +3,8 @@
 #
 # The guest's /init runs it in kevent.mode=bench.  kevent.bench= on the
 # kernel command line picks the profile: full (make bench), quick (a
-# few minutes, to try a change) or tiny (to try the chain).  Every measurement is a "BENCH ..."
+# few minutes, to try a change), kernel (the kevent paths only, for a
+# before and after) or tiny (to try the chain).  Every measurement is a "BENCH ..."
 # line; the HTTP runs frame the load generator's own output between
 # "### HTTP ..." and "### HTTP-END" for bench/report.py.  A run that
 # fails prints "FAIL ...", which fails make bench.
@@ -16,7 +17,14 @@ for arg in $(cat /proc/cmdline); do
 	esac
 done
 
+STAGES="harvest churn scale wake timer http"
 case "$profile" in
+kernel)
+	# Before and after a kernel change: the workloads that exercise
+	# kevent's own paths, without HTTP and the latencies.
+	T=0.5 R=5 SCALE=10,1000,10000,100000
+	STAGES="harvest churn scale"
+	;;
 tiny)
 	# Only to try the whole chain: numbers of no use.
 	T=0.1 R=1 HT=1 HR=1 SCALE=10,1000 HCONNS="1 100"
@@ -55,32 +63,48 @@ echo "### ENV cmdline $(cat /proc/cmdline)"
 # High-resolution timers need a working local APIC timer, which the
 # kernel's calibration under a loaded TCG host sometimes rejects.
 echo "### ENV timer-resolution $(awk '/resolution:/ { print $2 / 1000 " us"; exit }' /proc/timer_list 2>/dev/null)"
-echo "### ENV params T=$T R=$R HT=$HT HR=$HR"
+echo "### ENV params T=$T R=$R HT=${HT:-} HR=${HR:-} stages: $STAGES"
 
 start=$(date +%s)
 stage() {
 	echo "### STAGE $1 at $(($(date +%s) - start))s"
 }
 
+# Is stage $1 in this profile?
+want() {
+	case " $STAGES " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 run() {
 	"$@" || echo "FAIL bench: $* exited with status $?"
 }
 
-stage harvest
-run kbench -t "$T" -r "$R" harvest -n 1000 -a 100 -k pipe
-run kbench -t "$T" -r "$R" harvest -n 10000 -a 100 -k pipe
-run kbench -t "$T" -r "$R" harvest -n 1000 -a 100 -k unix
-# What a call costs and what an event costs: 1 and 10 events a round.
-run kbench -t "$T" -r "$R" harvest -n 1000 -a 1 -m ring,getev,epoll-et,uring
-run kbench -t "$T" -r "$R" harvest -n 1000 -a 10 -m ring,getev,epoll-et,uring
-stage churn
-run kbench -t "$T" -r "$R" churn -n 1024
-stage scale
-run kbench -t "$T" -r "$R" scale -i "$SCALE" -a 100
-stage wake
-run kbench -r "$R" wake -s "$SAMPLES"
-stage timer
-run kbench -r 3 timer -s "$TSAMPLES"
+if want harvest; then
+	stage harvest
+	run kbench -t "$T" -r "$R" harvest -n 1000 -a 100 -k pipe
+	run kbench -t "$T" -r "$R" harvest -n 10000 -a 100 -k pipe
+	run kbench -t "$T" -r "$R" harvest -n 1000 -a 100 -k unix
+	# What a call costs and what an event costs: 1 and 10 events a round.
+	run kbench -t "$T" -r "$R" harvest -n 1000 -a 1 -m ring,getev,epoll-et,uring
+	run kbench -t "$T" -r "$R" harvest -n 1000 -a 10 -m ring,getev,epoll-et,uring
+fi
+if want churn; then
+	stage churn
+	run kbench -t "$T" -r "$R" churn -n 1024
+fi
+if want scale; then
+	stage scale
+	run kbench -t "$T" -r "$R" scale -i "$SCALE" -a 100
+fi
+if want wake; then
+	stage wake
+	run kbench -r "$R" wake -s "$SAMPLES"
+fi
+if want timer; then
+	stage timer
+	run kbench -r 3 timer -s "$TSAMPLES"
+fi
 
 # HTTP: a server, then the load generator against it, then the server's
 # own count.  Ports are never reused, so that no TIME_WAIT is in the way.
@@ -110,28 +134,30 @@ server_stop() {
 	cat /tmp/server.out
 }
 
-stage http
-for rep in $(seq "$HR"); do
-	for conns in $HCONNS; do
-		threads=2
-		[ "$conns" -lt 2 ] && threads=1
+if want http; then
+	stage http
+	for rep in $(seq "$HR"); do
+		for conns in $HCONNS; do
+			threads=2
+			[ "$conns" -lt 2 ] && threads=1
+			for s in ring epoll uring evserver; do
+				server "$s"
+				echo "### HTTP tool=wrk server=$s conns=$conns rep=$rep"
+				wrk -t "$threads" -c "$conns" -d "${HT}s" --timeout 10s \
+					--latency "http://127.0.0.1:$port/" 2>&1
+				echo "### HTTP-END"
+				server_stop
+			done
+		done
+		# httperf, as in 2006: a new connection per request, one at a time.
 		for s in ring epoll uring evserver; do
 			server "$s"
-			echo "### HTTP tool=wrk server=$s conns=$conns rep=$rep"
-			wrk -t "$threads" -c "$conns" -d "${HT}s" --timeout 10s \
-				--latency "http://127.0.0.1:$port/" 2>&1
+			echo "### HTTP tool=httperf server=$s conns=1 rep=$rep"
+			httperf --server 127.0.0.1 --port "$port" --uri / \
+				--num-conns "$HPCONNS" --num-calls 1 --timeout 10 2>&1
 			echo "### HTTP-END"
 			server_stop
 		done
 	done
-	# httperf, as in 2006: a new connection per request, one at a time.
-	for s in ring epoll uring evserver; do
-		server "$s"
-		echo "### HTTP tool=httperf server=$s conns=1 rep=$rep"
-		httperf --server 127.0.0.1 --port "$port" --uri / \
-			--num-conns "$HPCONNS" --num-calls 1 --timeout 10 2>&1
-		echo "### HTTP-END"
-		server_stop
-	done
-done
+fi
 stage end

@@ -3,13 +3,15 @@
 # bench/ for every mechanism, and turn the log into the tables and plots
 # of doc/benchmarks.md.
 #
-#   scripts/bench.sh [full|quick|tiny]
+#   scripts/bench.sh [full|quick|kernel|tiny]
 #
 # full (the default) is what doc/benchmarks.md reports; quick runs
-# shorter and fewer repetitions, to try a change; tiny only tries the
-# chain.  The guest's serial log is build/bench/guest.log.  The exit
-# status is nonzero when a workload failed, lost or duplicated an
-# event, or did not run.
+# shorter and fewer repetitions, to try a change; kernel only the
+# workloads of kevent's own paths (harvest, churn, scaling), for the
+# before and after of a kernel change; tiny only tries the chain.
+# The guest's serial log is build/bench/guest.log.  The exit status is
+# nonzero when a workload failed, lost or duplicated an event, or did
+# not run.
 #
 # Environment: BENCH_TIME_LIMIT (seconds the guest may run, default
 # 1500), BENCH_MEM (guest memory, default 2G), BENCH_DOC (default
@@ -79,6 +81,9 @@ set -e
 uptime >>"$out/host-load"
 
 stage "report"
+doc=${BENCH_DOC-doc/benchmarks.md}
+# Without the page, the plots stay in the build folder too.
+plots=$out/plots
+[ -z "$doc" ] || plots=$(dirname "$doc")/bench
 exec python3 bench/report.py --log "$out/guest.log" \
-	--host-load "$out/host-load" --plots doc/bench \
-	--doc "${BENCH_DOC-doc/benchmarks.md}"
+	--host-load "$out/host-load" --plots "$plots" --doc "$doc"
