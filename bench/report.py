@@ -686,6 +686,17 @@ class Report:
                                   check=False).stdout.strip()
         except OSError:
             head = 'unknown'
+        try:
+            dirty = subprocess.run(
+                ['git', 'status', '--porcelain', '--untracked-files=no',
+                 '--', 'kernel',
+                 'include/uapi'], capture_output=True, text=True,
+                check=False).stdout.split()[1::2]
+        except OSError:
+            dirty = []
+        if dirty:
+            head += (' with uncommitted changes to ' + ', '.join(dirty) +
+                     ' (the kernel is built from the working tree)')
         md += [f'- kevent tree: commit {head}; guest kernel '
                f'{env.get("kernel", "?")} built from tinyconfig + '
                'kernel/config/kevent.config + kernel/config/bench.config '
