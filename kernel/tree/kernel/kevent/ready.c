@@ -339,9 +339,10 @@ static int kevent_sink_put(struct kevent_queue *q, struct kevent_sink *sink,
 
 /*
  * What becomes of a kevent once reported: one-shot and broken ones are
- * removed; an edge-triggered one waits for its next notification; a
- * level-triggered one, or one notified while in transit, is held by the
- * call and queued again when it ends.
+ * removed; any other is held by the call until it ends, so that no call
+ * reports it twice.  Then a level-triggered one, or one notified
+ * meanwhile, is queued again; an edge-triggered one waits for its next
+ * notification.
  */
 static void kevent_complete(struct kevent_queue *q, struct kevent *k,
 			    const struct ukevent *out, struct kevent_sink *sink)
@@ -355,8 +356,7 @@ static void kevent_complete(struct kevent_queue *q, struct kevent *k,
 	spin_lock_irq(&q->ready_lock);
 	k->state &= ~(KEVENT_STATE_TRANSIT | KEVENT_STATE_FORCED |
 		      KEVENT_STATE_RECHECK);
-	if (!remove && ((k->state & KEVENT_STATE_AGAIN) ||
-			!(k->uk.req_flags & KEVENT_REQ_ET))) {
+	if (!remove) {
 		k->state |= KEVENT_STATE_HELD;
 		list_add_tail(&k->ready_entry, &sink->held);
 	}
@@ -419,22 +419,28 @@ void kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink)
  * @sink: the sink
  *
  * The kevents it held go back on the ready list, to be rechecked unless
- * notified meanwhile, and the wakeup is passed on if events are left.
+ * notified meanwhile, or for an edge-triggered one only if notified
+ * meanwhile; the wakeup is passed on if events are left.
  */
 void kevent_sink_finish(struct kevent_queue *q, struct kevent_sink *sink)
 {
-	struct kevent *k;
+	struct kevent *k, *next;
 
 	spin_lock_irq(&q->ready_lock);
-	list_for_each_entry(k, &sink->held, ready_entry) {
+	list_for_each_entry_safe(k, next, &sink->held, ready_entry) {
 		k->state &= ~KEVENT_STATE_HELD;
-		k->state |= KEVENT_STATE_READY;
-		if (!(k->state & KEVENT_STATE_AGAIN))
+		if (k->state & KEVENT_STATE_AGAIN) {
+			k->state &= ~KEVENT_STATE_AGAIN;
+		} else if (k->uk.req_flags & KEVENT_REQ_ET) {
+			list_del_init(&k->ready_entry);
+			continue;
+		} else {
 			k->state |= KEVENT_STATE_RECHECK;
-		k->state &= ~KEVENT_STATE_AGAIN;
+		}
+		k->state |= KEVENT_STATE_READY;
+		list_move_tail(&k->ready_entry, &q->ready);
 		q->ready_num++;
 	}
-	list_splice_tail_init(&sink->held, &q->ready);
 	if (q->ready_num)
 		kevent_wake(q, false);
 	spin_unlock_irq(&q->ready_lock);
