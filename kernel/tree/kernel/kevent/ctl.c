@@ -132,14 +132,23 @@ void kevent_remove(struct kevent_queue *q, struct kevent *k)
 
 /**
  * kevent_remove_all - remove every registration of a queue
- * @q: the queue, the mutex held
+ * @q: the queue, the mutex held, no system call in it
+ *
+ * A registration whose object went away and whose key a new one took is
+ * no longer in the index, only on the ready list, waiting to be reported.
  */
 void kevent_remove_all(struct kevent_queue *q)
 {
 	struct rb_node *node;
+	struct kevent *k;
 
 	while ((node = rb_first(&q->index))) {
 		kevent_remove(q, rb_entry(node, struct kevent, index_node));
+		cond_resched();
+	}
+	while ((k = list_first_entry_or_null(&q->ready, struct kevent,
+					     ready_entry))) {
+		kevent_remove(q, k);
 		cond_resched();
 	}
 }
