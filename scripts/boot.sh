@@ -20,7 +20,11 @@ initrd=${INITRD:-$build/initramfs.cpio}
 mem=${QEMU_MEM:-512M}
 # loglevel=5: the console shows KERN_WARNING and above, so a WARNING
 # reaches the log even if the guest dies before /init dumps the log.
-append="console=ttyS0 panic=-1 oops=panic loglevel=5 kevent.mode=$mode ${APPEND:-}"
+# The debug kernel runs everything about three times slower, and runs
+# the stress test and the fuzzer longer.
+variant_args=
+[ "${VARIANT:-}" != debug ] || variant_args="kevent.timeout=300 kevent.run_seconds=40"
+append="console=ttyS0 panic=-1 oops=panic loglevel=5 kevent.mode=$mode $variant_args ${APPEND:-}"
 
 accel() {
 	if [ -n "${ACCEL:-}" ]; then

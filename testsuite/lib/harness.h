@@ -15,6 +15,7 @@
  *	dump_tasks(pid)			diag what each thread of pid does
  *	start_run("fuzz", argc, argv, 8, points, slack, &seed)
  *		"NAME [SECONDS [SEED]]": plan, watchdog at SECONDS + slack,
+ *		KEVENT_RUN_SECONDS in the environment overriding SECONDS,
  *		kevent_require(), the seed in a diag line; returns SECONDS
  */
 #ifndef KEVENT_TESTSUITE_HARNESS_H
@@ -227,7 +228,12 @@ static inline int start_run(const char *name, int argc, char **argv, int dflt,
 			    unsigned int points, unsigned int slack,
 			    uint64_t *seed)
 {
+	const char *env = getenv("KEVENT_RUN_SECONDS");
 	int secs = argc > 1 ? atoi(argv[1]) : dflt;
+
+	/* The debug variant runs longer: /init exports kevent.run_seconds. */
+	if (env && atoi(env) > 0)
+		secs = atoi(env);
 
 	if (secs < 1)
 		secs = 1;
