@@ -140,11 +140,24 @@ config() {
 		-m -O "$obj" "$obj/.config" $fragments
 	logged "$logs/config.log" make -C "$tree" O="$obj" ARCH=x86_64 olddefconfig
 	# The last fragment that sets an option decides it, as for
-	# merge_config.sh.
-	missing=$(cat $fragments | grep -E '^CONFIG_[A-Z0-9_]+=' |
-		awk -F= '{ last[$1] = $0 } END { for (o in last) print last[o] }' |
+	# merge_config.sh; "# CONFIG_X is not set" turns it off, and then
+	# the .config must not set it (olddefconfig writes that line, or
+	# none when the option's dependencies are off).
+	missing=$(cat $fragments |
+		grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set$)' |
+		awk '{ o = /^#/ ? $2 : substr($0, 1, index($0, "=") - 1)
+		       last[o] = $0 } END { for (o in last) print last[o] }' |
 		while read -r line; do
-			grep -qxF "$line" "$obj/.config" || echo "$line"
+			case "$line" in
+			'# '*)
+				opt=${line#\# }
+				! grep -q "^${opt%% *}=" "$obj/.config" ||
+					echo "$line"
+				;;
+			*)
+				grep -qxF "$line" "$obj/.config" || echo "$line"
+				;;
+			esac
 		done)
 	[ -z "$missing" ] || die "the resolved .config lacks: $(echo $missing)"
 	echo "$sum" >"$obj/.kevent-config"
