@@ -101,6 +101,11 @@ check:
 guest-test:
 	@scripts/guest-test.sh $(T)
 
+# The kernel's own selftests on the kevent kernel and without kevent.
+.PHONY: selftests-compare
+selftests-compare:
+	@scripts/selftests-compare.sh
+
 # libevent 2.1.12 on kevent: its regression programs with the kevent
 # backend and with epoll, and its benchmark (doc/libevent.md).
 #   make peers PEERS=DIR       the folder of libevent-2.1.12-stable.tar.gz
