@@ -18,6 +18,8 @@
 #   PEERS            where the tarball is (default ../shared/peers, and
 #                    /work/shared/peers)
 #   PEERS_BENCH=0    skip the benchmark (make check does)
+#   PEERS_MODES      also run the regression programs with these modes of
+#                    the backend: kevent-ring, kevent-poll
 #   PEERS_TIME_LIMIT the limit of the boot, in seconds (default 3000)
 #   KERNEL, BUILD    as for scripts/boot.sh
 # Exit status: 0 when kevent passed what epoll passed, 2 when the tarball
@@ -52,6 +54,15 @@ tarball=$(find_tarball) || {
 }
 
 log() { printf 'peers: %s\n' "$*" >&2; }
+
+# One run at a time in this build folder (make check and make peers
+# share it): a second one waits for the first.
+mkdir -p "$out"
+exec 9>"$out/.lock"
+if ! flock -n 9; then
+	log "another run of scripts/peers.sh holds $out; waiting"
+	flock 9
+fi
 
 # Unpack and patch when the tarball or the patch changed; copy in the
 # backend when it changed (make then rebuilds that file alone); build.
@@ -114,8 +125,13 @@ do_initramfs() {
 		strip -o "$g/bin/$p" "$obj/bin/$p"
 	done
 	if [ "${PEERS_BENCH:-1}" != 0 ]; then
-		# bench.c over pipes instead of socket pairs (its USE_PIPES).
-		gcc -O2 -static -DUSE_PIPES -I"$src/include" -I"$obj/include" \
+		# bench.c over pipes instead of socket pairs: its USE_PIPES
+		# makes pipes but still calls recv() and send(), which fail
+		# on them (ENOTSOCK) and leave the loop spinning; read() and
+		# write() instead.
+		gcc -O2 -static -DUSE_PIPES -D'recv(f,b,n,x)=read(f,b,n)' \
+			-D'send(f,b,n,x)=write(f,b,n)' \
+			-I"$src/include" -I"$obj/include" \
 			-I"$src" -I"$obj" -o "$g/bin/bench-pipes" \
 			"$src/test/bench.c" "$obj/lib/libevent_core.a" 2>"$out/bench-pipes.log" ||
 			{ cat "$out/bench-pipes.log"; log "bench-pipes failed"; exit 1; }
@@ -125,7 +141,10 @@ do_initramfs() {
 	{
 		echo "peers-kevent bin/run.sh kevent"
 		echo "peers-epoll bin/run.sh epoll"
-		[ "${PEERS_BENCH:-1}" = 0 ] || echo "peers-bench bin/bench.sh ${PEERS_BENCH_RUNS:-9}"
+		for m in ${PEERS_MODES:-}; do
+			echo "peers-$m bin/run.sh $m"
+		done
+		[ "${PEERS_BENCH:-1}" = 0 ] || echo "peers-bench bin/bench.sh ${PEERS_BENCH_RUNS:-3} ${PEERS_BENCH_ROUNDS:-4}"
 	} >"$g/peers.list"
 	scripts/initramfs.sh "$g/bin" "$g/peers.list" "$out/initramfs.cpio"
 }

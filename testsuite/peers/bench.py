@@ -39,7 +39,7 @@ def parse(path):
             cur = (backend, (prog, rest), n, [], [])
         elif line.startswith("### BENCH END ") and cur:
             backend, key, n, vals, msgs = cur
-            status = int(line.split()[4])
+            status = int(line.split()[5])
             used = [m.split("using:")[1].strip() for m in msgs
                     if "using:" in m]
             if status != 0 or not vals:
@@ -47,7 +47,7 @@ def parse(path):
             elif any(u != METHOD[backend] for u in used):
                 problems.append("%s %s -n %d ran on %s" % (backend, " ".join(key), n, used))
             else:
-                res.setdefault((key, n), {})[backend] = vals
+                res.setdefault((key, n), {}).setdefault(backend, []).extend(vals)
             cur = None
         elif cur:
             s = line.strip()
