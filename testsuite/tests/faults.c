@@ -81,22 +81,35 @@ static int fault_injection_setup(void)
 	return fail_nth_fd >= 0;
 }
 
+/*
+ * The write and the read of fail-nth copy from and to user space, and
+ * so count as fault sites themselves: a count left at 1 fails them with
+ * EFAULT, and leaves 0 behind.
+ */
 static void fail_nth_set(unsigned int n)
 {
 	char buf[16];
-	int len = snprintf(buf, sizeof(buf), "%u", n);
+	int len = snprintf(buf, sizeof(buf), "%u", n), tries;
 
-	if (pwrite(fail_nth_fd, buf, (size_t)len, 0) != len)
-		bail_out("fail-nth: %s", strerror(errno));
+	for (tries = 0; tries < 2; tries++) {
+		if (pwrite(fail_nth_fd, buf, (size_t)len, 0) == len)
+			return;
+		if (errno != EFAULT)
+			break;
+	}
+	bail_out("fail-nth: %s", strerror(errno));
 }
 
-/* 0 if the Nth fault was injected, else how many calls were left. */
+/* 0 if the Nth fault was injected in the call, else nonzero. */
 static unsigned int fail_nth_left(void)
 {
 	char buf[16] = "";
 
-	if (pread(fail_nth_fd, buf, sizeof(buf) - 1, 0) < 0)
+	if (pread(fail_nth_fd, buf, sizeof(buf) - 1, 0) < 0) {
+		if (errno == EFAULT)
+			return 1;	/* the read took the last count */
 		bail_out("fail-nth: %s", strerror(errno));
+	}
 	return (unsigned int)strtoul(buf, NULL, 10);
 }
 
@@ -267,9 +280,10 @@ static const struct scenario scenarios[] = {
 	  call_init, close_fd, { ENOMEM, EMFILE, ENFILE, 0 } },
 	{ "kevent_init with a ring", "[kevent_init.2 ENOMEM]", NULL,
 	  call_init_ring, close_fd, { ENOMEM, EFAULT, EMFILE, ENFILE } },
+	/* EFAULT: open(2) copies the path, a fault site of its own. */
 	{ "open of /dev/kevent",
 	  "[kevent.7 /dev/kevent] [kevent_probe.3 ENOMEM]", NULL,
-	  call_open_dev, close_fd, { ENOMEM, EMFILE, ENFILE, 0 } },
+	  call_open_dev, close_fd, { ENOMEM, EMFILE, ENFILE, EFAULT } },
 	{ "ADD of a timer", "[kevent_ctl.2 ENOMEM]", NULL,
 	  call_add_timer, remove_added, { ENOMEM, EFAULT, 0 } },
 	{ "ADD of KEVENT_POLL", "[kevent_poll.7 ENOMEM]", NULL,
