@@ -23,7 +23,7 @@ mem=${QEMU_MEM:-512M}
 # The debug kernel runs everything about three times slower, and runs
 # the stress test and the fuzzer longer.
 variant_args=
-[ "${VARIANT:-}" != debug ] || variant_args="kevent.timeout=300 kevent.run_seconds=40"
+[ "${VARIANT:-}" != debug ] || variant_args="kevent.timeout=300 kevent.time_scale=4 kevent.run_seconds=40"
 append="console=ttyS0 panic=-1 oops=panic loglevel=5 kevent.mode=$mode $variant_args ${APPEND:-}"
 
 accel() {

@@ -325,8 +325,13 @@ static inline void *tap_watchdog_thread(void *arg)
  */
 static inline void tap_watchdog(unsigned int sec)
 {
+	const char *scale = getenv("KEVENT_TIME_SCALE");
 	sigset_t all, old;
 	pthread_t th;
+
+	/* A debug kernel is slower: /init exports kevent.time_scale. */
+	if (scale && atoi(scale) > 1)
+		sec *= (unsigned int)atoi(scale);
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
