@@ -100,8 +100,12 @@ SYSCALL_DEFINE3(kevent_commit, int, fd, unsigned int, new_uidx,
 		mutex_unlock(&q->mutex);
 	}
 
-	/* Threads in kevent_wait() may have been waiting for room. */
-	if (ret > 0)
+	/*
+	 * Threads in kevent_wait() may have been waiting for room; the
+	 * barrier of wq_has_sleeper() pairs with that of their
+	 * prepare_to_wait_exclusive(), as for every waker that looks first.
+	 */
+	if (ret > 0 && wq_has_sleeper(&q->wq))
 		wake_up(&q->wq);
 	fdput(f);
 	return ret;
