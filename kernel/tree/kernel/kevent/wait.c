@@ -136,8 +136,11 @@ static bool kevent_deadline_passed(struct kevent_deadline *d)
 }
 
 /*
- * Sleep until @w is done or @d passes.  Return 0, or -EINTR if a signal
- * is pending: it ends the wait whatever else there is.
+ * Sleep until @w is done or @d passes.  Return 0, or -ERESTARTNOHAND if
+ * a signal is pending: it ends the wait whatever else there is.  A
+ * caught signal turns that into EINTR, whatever SA_RESTART says; a
+ * signal without a handler, or task work (TIF_NOTIFY_SIGNAL, which
+ * io_uring uses) restarts the call instead of failing it for nothing.
  */
 static int kevent_sleep(struct kevent_waiter *w, struct kevent_deadline *d)
 {
@@ -147,7 +150,7 @@ static int kevent_sleep(struct kevent_waiter *w, struct kevent_deadline *d)
 	for (;;) {
 		prepare_to_wait_exclusive(&q->wq, &w->wq, TASK_INTERRUPTIBLE);
 		if (signal_pending(current)) {
-			ret = -EINTR;
+			ret = -ERESTARTNOHAND;
 			break;
 		}
 		if (kevent_waiter_done(w) || kevent_deadline_passed(d))
