@@ -131,7 +131,7 @@ def plot(res, keys, sizes, backends, png):
     script = ['set terminal pngcairo size 1200,%d font ",10"' % (330 * ((len(keys) + 1) // 2)),
               'set output "%s"' % os.path.abspath(png),
               'set multiplot layout %d,2' % ((len(keys) + 1) // 2),
-              'set logscale xy', 'set grid',
+              'set termoption noenhanced', 'set logscale xy', 'set grid',
               'set xlabel "descriptors"', 'set ylabel "ns per event (median)"',
               'set key top left', 'set xrange [70:14000]']
     for i, key in enumerate(keys):
