@@ -120,6 +120,13 @@ struct kevent {
 	unsigned long priv[];
 };
 
+/**
+ * kevent_priv - the data of a kevent's source
+ * @k: the kevent
+ *
+ * Return: the &kevent_callbacks.priv_size bytes that the source keeps in
+ * each of its kevents, zeroed when the kevent is allocated.
+ */
 static inline void *kevent_priv(struct kevent *k)
 {
 	return k->priv;

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kevent: the ready list, and the harvest that reports it.
+ */
+
+/**
+ * DOC: locking
  *
- * LOCKING:
  * The locks of kevent, in the order they nest:
  *
  * 1) kevent_queue->mutex (mutex)
@@ -583,6 +586,8 @@ void kevent_sink_finish(struct kevent_queue *q, struct kevent_sink *sink)
  *
  * Kevents that need a recheck are rechecked, and those no longer ready
  * leave the list, as a harvest would do, but nothing is reported.
+ *
+ * Return: true if a harvest would report an event now.
  */
 bool kevent_any_ready(struct kevent_queue *q)
 {

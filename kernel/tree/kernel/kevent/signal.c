@@ -149,6 +149,15 @@ bool __kevent_signal_send(struct task_struct *t, int sig,
 	return hint.take;
 }
 
+/*
+ * The siglock of @tsk, which is current: its sighand changes only under
+ * the thread itself (exec), so it is read without RCU.
+ */
+static spinlock_t *kevent_siglock(struct task_struct *tsk)
+{
+	return &rcu_dereference_protected(tsk->sighand, tsk == current)->siglock;
+}
+
 /**
  * __kevent_signal_release - report and detach the signal kevents of a thread
  * @tsk: the thread, current, in do_exit() or execve()
@@ -160,11 +169,11 @@ void __kevent_signal_release(struct task_struct *tsk)
 {
 	struct kevent_storage *st;
 
-	spin_lock_irq(&tsk->sighand->siglock);
+	spin_lock_irq(kevent_siglock(tsk));
 	st = tsk->kevent_signal;
 	tsk->kevent_signal = NULL;
 	tsk->signal->kevent_signal_threads--;
-	spin_unlock_irq(&tsk->sighand->siglock);
+	spin_unlock_irq(kevent_siglock(tsk));
 
 	/* No kevent can be attached meanwhile: only the thread attaches. */
 	kevent_storage_release(st, -ESRCH);
@@ -182,10 +191,10 @@ static struct kevent_storage *kevent_signal_storage(void)
 	st = kevent_storage_alloc();
 	if (!st)
 		return NULL;
-	spin_lock_irq(&tsk->sighand->siglock);
+	spin_lock_irq(kevent_siglock(tsk));
 	tsk->kevent_signal = st;
 	tsk->signal->kevent_signal_threads++;
-	spin_unlock_irq(&tsk->sighand->siglock);
+	spin_unlock_irq(kevent_siglock(tsk));
 	return st;
 }
 

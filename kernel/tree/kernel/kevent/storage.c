@@ -114,7 +114,7 @@ void kevent_storage_detach(struct kevent *k)
 
 	rcu_read_lock();
 	/* Pairs with the release in kevent_storage_unlink(). */
-	st = smp_load_acquire(&k->st);
+	st = (struct kevent_storage __force *)smp_load_acquire(&k->st);
 	if (st) {
 		spin_lock_irqsave(&st->lock, flags);
 		/* The object's release may have come first. */
