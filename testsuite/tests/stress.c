@@ -18,7 +18,10 @@
  *           UNIX stream and datagram sockets, each watched on A or B
  *           (level, edge, one-shot re-added, or KEVENT_POLL), and wait
  *           for room with one-shot SEND registrations on their own queue;
- *           each channel ends with an END record, is closed and replaced;
+ *           each channel ends with an END record, is closed and replaced
+ *           (UDP may drop datagrams or deliver them late: its channels
+ *           count gaps, send END again, and are closed by the writer if
+ *           END never comes, unless a datagram is left unread);
  *   T0, T1  ADD, READY, MODIFY and REMOVE one-shot timers in batches on
  *           A and B, bursts of 32 ready events into B's 8-slot ring, and
  *           periodic timers whose reported expiries are checked against
@@ -384,6 +387,28 @@ static const char *const ch_kind_name[CH_NKINDS] = {
 #define W_DGRAM		16		/* records in flight, datagrams */
 #define W_STREAM	(256 * 1024)	/* bytes in flight, streams */
 
+/*
+ * UDP may drop a datagram even on loopback (a full per-CPU backlog or
+ * receive buffer), and may deliver one late: loopback queues a packet
+ * to the backlog of the CPU that sent it, so a sender that moves to the
+ * other CPU while the first one's backlog waits for ksoftirqd overtakes
+ * itself.  kevent owes every datagram that reaches the socket a report,
+ * not the datagram: a UDP channel accepts gaps and late datagrams
+ * (counted), never a damaged or repeated one.  Its writer counts the
+ * window as lost when nothing was read for UDP_STALL_NS and nothing is
+ * queued; it sends END once what is in flight was read or counted lost,
+ * again every UDP_RESEND_NS for UDP_END_SENDS_NS, and UDP_QUIET_NS
+ * after the last one closes both ends itself.  A datagram still queued
+ * then, or queued and not read for UDP_UNREAD_NS while nothing else was
+ * sent, is a report that never came.
+ */
+#define UDP_MAX_RECS	4096		/* > (50 + 2000) + 8 records */
+#define UDP_STALL_NS	200000000LL
+#define UDP_UNREAD_NS	3000000000LL
+#define UDP_RESEND_NS	20000000LL
+#define UDP_END_SENDS_NS 2000000000LL
+#define UDP_QUIET_NS	3000000000LL
+
 struct rec {
 	uint32_t tag, seq, total, chk;
 };
@@ -399,6 +424,11 @@ struct channel {
 	uint64_t end_at;	/* the index of the END record */
 	uint32_t send_reg;
 	long long blocked_since;
+	/* writer side, UDP */
+	uint64_t wlost;		/* records the window counts as lost */
+	uint64_t stall_rbytes;
+	long long stall_since, end_first, end_last;
+	uint32_t end_resends, window_resets;
 	/* reader side, under lock */
 	uint32_t reg;		/* the current reader registration */
 	uint64_t rbytes_local;
@@ -406,9 +436,13 @@ struct channel {
 	unsigned int partlen;
 	uint32_t rseq;
 	int ended, rclosed, bad, eof_early;
+	/* reader side, UDP, under lock */
+	uint32_t rmax, rdistinct, late;
+	int unread, end_lost;
+	uint8_t seen[UDP_MAX_RECS / 8];
 	/* published */
 	uint64_t rbytes;
-	uint32_t rrecords;
+	uint32_t rrecords;	/* UDP: the highest sequence number read + 1 */
 };
 
 static struct channel chans[MAX_CH];
@@ -417,6 +451,8 @@ static struct channel chans[MAX_CH];
 static uint64_t kind_wbytes[CH_NKINDS], kind_rbytes[CH_NKINDS];
 static uint32_t kind_channels[CH_NKINDS], kind_done[CH_NKINDS];
 static uint32_t chan_bad, chan_unfinished, send_spurious;
+static uint64_t udp_unread, udp_late;
+static uint32_t udp_resets, udp_resends, udp_end_lost;
 static pthread_mutex_t totals_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint32_t rec_chk(uint32_t tag, uint32_t seq, uint32_t total)
@@ -444,6 +480,34 @@ static int is_dgram(int kind)
 	return kind == CH_UDP || kind == CH_UDGRAM;
 }
 
+/*
+ * A UDP record: each sequence number at most once, the END record's
+ * total above every one read; gaps and late ones are counted.
+ */
+static void udp_record(struct channel *c, const struct rec *r)
+{
+	uint32_t seq = r->seq;
+
+	if (seq == END_SEQ) {
+		if (r->total < c->rmax || r->total >= UDP_MAX_RECS)
+			c->bad++;
+		c->ended = 1;
+		return;
+	}
+	if (seq >= UDP_MAX_RECS || (c->seen[seq / 8] & (1U << (seq % 8)))) {
+		c->bad++;
+		return;
+	}
+	c->seen[seq / 8] |= (uint8_t)(1U << (seq % 8));
+	c->rdistinct++;
+	if (seq < c->rmax) {
+		c->late++;
+		return;
+	}
+	c->rmax = seq + 1;
+	STORE(c->rrecords, c->rmax);
+}
+
 /* Check one record against what the reader expects. */
 static void chan_record(struct channel *c, const struct rec *r)
 {
@@ -452,6 +516,10 @@ static void chan_record(struct channel *c, const struct rec *r)
 	if (c->ended || r->tag != tag ||
 	    r->chk != rec_chk(r->tag, r->seq, r->total)) {
 		c->bad++;
+		return;
+	}
+	if (c->kind == CH_UDP) {
+		udp_record(c, r);
 		return;
 	}
 	if (r->seq == END_SEQ) {
@@ -954,6 +1022,12 @@ static void chan_open(struct writer *w)
 	c->partlen = 0;
 	c->rseq = 0;
 	c->ended = c->rclosed = c->bad = c->eof_early = 0;
+	c->wlost = c->stall_rbytes = 0;
+	c->stall_since = c->end_first = c->end_last = 0;
+	c->end_resends = c->window_resets = 0;
+	c->rmax = c->rdistinct = c->late = 0;
+	c->unread = c->end_lost = 0;
+	memset(c->seen, 0, sizeof(c->seen));
 	STORE(c->rbytes, 0);
 	STORE(c->rrecords, 0);
 	if (reg_new(K_CHAN, (uint8_t)c->qid, &idx)) {
@@ -1046,11 +1120,121 @@ static void chan_write_failed(struct writer *w, struct channel *c,
 	c->wlimit = c->wbytes;
 }
 
+/* Is a datagram queued at the reader's end?  The channel lock is held. */
+static int udp_queued(struct channel *c)
+{
+	unsigned char b;
+	ssize_t n;
+
+	if (c->rclosed)
+		return 0;
+	n = recv(c->rfd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 && errno != EAGAIN)
+		unexpected("recv(MSG_PEEK) of a UDP channel", n, errno);
+	return n >= 0;
+}
+
+/*
+ * Close both ends of a UDP channel whose reader did not end.  What is
+ * still queued was never reported to a reader that has a registration.
+ */
+static void udp_give_up(struct channel *c)
+{
+	pthread_mutex_lock(&c->lock);
+	if (!c->rclosed) {
+		if (udp_queued(c) && c->reg)
+			c->unread = 1;
+		if (c->end_first && !c->ended)
+			c->end_lost = 1;
+		OP(OP_CLOSES);
+		close(c->rfd);
+		c->rclosed = 1;
+	}
+	pthread_mutex_unlock(&c->lock);
+	OP(OP_CLOSES);
+	close(c->wfd);
+	c->wclosed = 1;
+}
+
+/*
+ * The window of a UDP channel is full, or its END waits for the
+ * datagrams in flight to be read.  Nothing read for UDP_STALL_NS and
+ * nothing queued: what is in flight was dropped (or comes late), go on.
+ * Something queued and not read for UDP_UNREAD_NS: give up, that is a
+ * report that never came.  1 if the channel was closed.
+ */
+static int udp_stalled(struct channel *c)
+{
+	uint64_t rb = LOAD(c->rbytes);
+	long long now = now_ns();
+	int queued;
+
+	if (!c->stall_since || rb != c->stall_rbytes) {
+		c->stall_since = now;
+		c->stall_rbytes = rb;
+		return 0;
+	}
+	if (now - c->stall_since < UDP_STALL_NS)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	queued = udp_queued(c);
+	pthread_mutex_unlock(&c->lock);
+	if (!queued) {
+		c->wlost = c->wbytes / REC_SIZE;
+		c->window_resets++;
+		c->stall_since = 0;
+		return 0;
+	}
+	if (now - c->stall_since < UDP_UNREAD_NS)
+		return 0;
+	udp_give_up(c);
+	return 1;
+}
+
+/*
+ * The END record of a UDP channel went out: close the writer's end once
+ * the reader has ended; until then send END again, and in the end give
+ * up.  1 if the channel was closed.
+ */
+static int udp_finish(struct channel *c)
+{
+	long long now = now_ns();
+	struct rec r;
+	ssize_t n;
+
+	if (LOAD(c->rclosed)) {
+		OP(OP_CLOSES);
+		close(c->wfd);
+		c->wclosed = 1;
+		return 1;
+	}
+	if (!c->end_first)
+		c->end_first = c->end_last = now;
+	if (now - c->end_first < UDP_END_SENDS_NS) {
+		if (now - c->end_last < UDP_RESEND_NS)
+			return 0;
+		c->end_last = now;
+		make_rec(c, c->end_at, &r);
+		n = send(c->wfd, &r, sizeof(r), MSG_DONTWAIT | MSG_NOSIGNAL);
+		OP(OP_WRITES);
+		if (n == REC_SIZE)
+			c->end_resends++;
+		/* ECONNREFUSED: the reader ended and closed meanwhile. */
+		else if (!(n < 0 && (errno == EAGAIN || errno == ECONNREFUSED)))
+			unexpected("send of a repeated END on a UDP channel", n, errno);
+		return 0;
+	}
+	if (now - c->end_last < UDP_QUIET_NS)
+		return 0;
+	udp_give_up(c);
+	return 1;
+}
+
 /* Write what the window allows; 1 if something was written. */
 static int chan_write(struct writer *w, struct channel *c)
 {
 	unsigned char buf[258 * REC_SIZE];
-	uint64_t first, k, limit, in_flight;
+	uint64_t first, k, limit, in_flight, base;
 	size_t len, i, off;
 	struct rec r;
 	ssize_t n;
@@ -1061,15 +1245,25 @@ static int chan_write(struct writer *w, struct channel *c)
 	if (!c->ending && c->wbytes >= c->lifetime)
 		chan_end(c);
 	if (c->wbytes >= c->wlimit) {
+		if (c->kind == CH_UDP && c->end_at != UINT64_MAX)
+			return udp_finish(c);
 		OP(OP_CLOSES);
 		close(c->wfd);
 		c->wclosed = 1;
 		return 1;
 	}
 	if (is_dgram(c->kind)) {
-		in_flight = c->wbytes / REC_SIZE - LOAD(c->rrecords);
+		base = LOAD(c->rrecords);
+		if (c->kind == CH_UDP && c->wlost > base)
+			base = c->wlost;
+		in_flight = c->wbytes / REC_SIZE - base;
 		if (in_flight >= W_DGRAM)
-			return 0;
+			return c->kind == CH_UDP ? udp_stalled(c) : 0;
+		/* UDP: END after the rest is read (or lost), not before it. */
+		if (c->kind == CH_UDP && in_flight &&
+		    c->wbytes / REC_SIZE == c->end_at)
+			return udp_stalled(c);
+		c->stall_since = 0;
 		limit = W_DGRAM - in_flight;
 		if (limit > 1 + rng_below(&w->rng, 8))
 			limit = 1 + rng_below(&w->rng, 8);
@@ -1127,7 +1321,33 @@ static int chan_reap(struct writer *w, int i)
 		return 0;
 	pthread_mutex_lock(&c->lock);
 	done = c->rclosed;
-	if (done) {
+	if (done && c->kind == CH_UDP) {
+		/* The data records sent: those before END. */
+		uint64_t sent = c->wbytes / REC_SIZE;
+
+		if (sent > c->end_at)
+			sent = c->end_at;
+		pthread_mutex_lock(&totals_lock);
+		kind_wbytes[c->kind] += c->wbytes;
+		kind_rbytes[c->kind] += c->rbytes_local;
+		kind_done[c->kind]++;
+		if (sent > c->rdistinct)
+			udp_unread += sent - c->rdistinct;
+		udp_late += c->late;
+		udp_resets += c->window_resets;
+		udp_resends += c->end_resends;
+		udp_end_lost += (uint32_t)c->end_lost;
+		if (c->bad || c->eof_early || c->unread) {
+			if (chan_bad++ < 5)
+				diag("channel udp (%d) mode %d: sent %llu datagrams and END, read %u of them (%u late), %d bad records, eof early %d, %s",
+				     c->slot, c->mode, (unsigned long long)sent,
+				     c->rdistinct, c->late, c->bad, c->eof_early,
+				     c->unread ? "datagrams left queued and unread: a report never came" :
+				     c->ended ? "ended" : "END never read");
+		}
+		pthread_mutex_unlock(&totals_lock);
+		c->used = 0;
+	} else if (done) {
 		pthread_mutex_lock(&totals_lock);
 		kind_wbytes[c->kind] += c->wbytes;
 		kind_rbytes[c->kind] += c->rbytes_local;
@@ -1177,7 +1397,8 @@ static void *writer_main(void *arg)
 	while (1) {
 		if (!stopping && LOAD(sh->stop)) {
 			stopping = 1;
-			w->deadline = now_ns() + 20000000000LL;
+			/* Before main gives up on joining it (17 s). */
+			w->deadline = now_ns() + 15000000000LL;
 			for (i = 0; i < w->nchan; i++)
 				chan_end(&chans[w->slots[i]]);
 		}
@@ -3078,6 +3299,45 @@ static long fdinfo_kevents(int fd, long *ready)
 	return fdinfo_value(buf, "kevents");
 }
 
+/*
+ * Where the network stack dropped packets, for the UDP figures: the Udp
+ * counters of /proc/net/snmp and, per CPU, the backlog drops and squeezes
+ * of /proc/net/softnet_stat.  Nothing if they cannot be read.
+ */
+static void net_drops(void)
+{
+	char buf[8192], line[256], *p, *names = NULL, *vals = NULL;
+	unsigned int processed, dropped, squeezed;
+	size_t off = 0;
+	int cpu = 0;
+
+	if (read_text("/proc/net/snmp", buf, sizeof(buf)) > 0) {
+		for (p = strtok(buf, "\n"); p; p = strtok(NULL, "\n")) {
+			if (strncmp(p, "Udp: ", 5))
+				continue;
+			if (!names)
+				names = p + 5;
+			else
+				vals = p + 5;
+		}
+		if (names && vals)
+			diag("/proc/net/snmp Udp: %s: %s", names, vals);
+	}
+	if (read_text("/proc/net/softnet_stat", buf, sizeof(buf)) <= 0)
+		return;
+	line[0] = '\0';
+	for (p = strtok(buf, "\n"); p && off < sizeof(line); p = strtok(NULL, "\n")) {
+		if (sscanf(p, "%x %x %x", &processed, &dropped, &squeezed) != 3)
+			continue;
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					"%scpu%d %u processed %u dropped %u squeezed",
+					cpu ? ", " : "", cpu, processed, dropped,
+					squeezed);
+		cpu++;
+	}
+	diag("/proc/net/softnet_stat: %s", line);
+}
+
 /* ---------------------------------------------------------------- */
 /* main                                                             */
 
@@ -3332,6 +3592,11 @@ int main(int argc, char **argv)
 		diag("signals sent %u over %u registrations; POSIX one-shot arms %u; SEND readiness followed by EAGAIN %u",
 		     sh->ops[OP_SIGNALS], sig_nregs, posix_oneshot_arms,
 		     send_spurious);
+		diag("udp: %llu datagrams never read (dropped, or late behind END), %llu read late, %u windows counted lost, %u END records sent again, %u channels whose END never came",
+		     (unsigned long long)udp_unread,
+		     (unsigned long long)udp_late, udp_resets, udp_resends,
+		     udp_end_lost);
+		net_drops();
 	}
 
 	is_int(stuck, 0, "every thread stopped within the time limit");
