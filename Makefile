@@ -7,6 +7,7 @@
 #   make install   the manual and the UAPI header (PREFIX, DESTDIR)
 #   make html      the HTML manual in doc/html, from man/
 #   make bench     kevent against epoll and io_uring in a bench guest
+#   make patchset  the series as git format-patch output in build/patchset
 #
 # The first run unpacks /usr/src/linux-source-6.1.tar.xz and builds the
 # kernel into build/, which later runs reuse.
@@ -105,6 +106,14 @@ guest-test:
 .PHONY: selftests-compare
 selftests-compare:
 	@scripts/selftests-compare.sh
+
+# The series for LKML: a cover letter and one patch per step, made with
+# git format-patch on a git repository of the pristine tree
+# (doc/patchset.md).
+.PHONY: patchset
+patchset:
+	@scripts/kernel.sh assemble
+	@scripts/patchset.sh all
 
 # libevent 2.1.12 on kevent: its regression programs with the kevent
 # backend and with epoll, and its benchmark (doc/libevent.md).
