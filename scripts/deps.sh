@@ -6,7 +6,8 @@ set -eu
 packages="linux-source-6.1 qemu-system-x86 busybox-static groff mandoc
 pandoc gcc g++ gcc-multilib g++-multilib make ccache flex bison bc
 libelf-dev libssl-dev cpio xz-utils python3 perl man-db
-liburing-dev wrk httperf gnuplot-nox cmake patch"
+liburing-dev wrk httperf gnuplot-nox cmake patch git sparse
+python3-docutils python3-ply"
 
 missing=
 for p in $packages; do

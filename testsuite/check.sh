@@ -34,6 +34,10 @@ stage "test programs"
 rm -f "$build/guest/expected"
 step "the test programs (make programs)" \
 	make -s --no-print-directory programs
+# The series as git format-patch output (make patchset) and its checks:
+# git am, checkpatch, kernel-doc, docutils, sparse and W=1.
+stage "the series: make patchset and its checks"
+scripts/series-check.sh tap >"$build/series.tap" 2>&1 || true
 stage "initramfs"
 step "the initramfs (make initramfs)" \
 	make -s --no-print-directory initramfs
@@ -57,7 +61,8 @@ stage "report (guest log: $build/guest.log)"
 # (scripts/traceability.py); the debug variant must show ENOMEM itself.
 status=0
 testsuite/report.py --expected "$build/guest/expected" \
-	--host "$build/host.tap" --trace --variant "${VARIANT:-normal}" \
+	--host "$build/host.tap" --host "$build/series.tap" --trace \
+	--variant "${VARIANT:-normal}" \
 	"$build/guest.log" >"$build/report.txt" || status=$?
 sed '$d' "$build/report.txt"
 case "$peers" in none|0|2) ;; *) status=1
