@@ -61,6 +61,7 @@ programs: $(PROGRAMS)
 	@printf '%s tap\n' $(sort $(filter-out $(NOKEVENT_TESTS),$(TESTS) \
 		$(addsuffix -m32,$(TESTS)))) >>$(EXPECTED).tmp
 	@echo 'bench_smoke tap' >>$(EXPECTED).tmp
+	@echo 'kselftest-kevent tap' >>$(EXPECTED).tmp
 	@mv $(EXPECTED).tmp $(EXPECTED)
 
 $(GUEST_BIN)/%: examples/%.c $(PROG_DEPS)

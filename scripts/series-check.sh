@@ -15,7 +15,8 @@
 #   scripts/series-check.sh sparse      sparse (C=1) and W=1 on kernel/kevent/
 #                                       and the files the hooks touch
 #
-#   scripts/series-check.sh tap         make patchset, then each check
+#   scripts/series-check.sh tap         make patchset, the selftests
+#                                       for the guest, then each check
 #                                       above as a TAP point, for
 #                                       make check (build/series.tap)
 #
@@ -263,6 +264,9 @@ check() {
 tap() {
 	check "make patchset writes the series (scripts/patchset.sh)" \
 		"$top/scripts/patchset.sh" all
+	# For the guest (testsuite/tests.list runs them).
+	check "tools/testing/selftests/kevent builds and installs (scripts/selftests-build.sh)" \
+		"$top/scripts/selftests-build.sh" "$build/guest/bin"
 	# The series is the same for every kernel variant: make check
 	# VARIANT=debug checks it no second time.
 	if [ -n "${VARIANT:-}" ]; then
