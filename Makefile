@@ -110,11 +110,15 @@ selftests-compare:
 
 # The series for LKML: a cover letter and one patch per step, made with
 # git format-patch on a git repository of the pristine tree
-# (doc/patchset.md).
-.PHONY: patchset
+# (doc/patchset.md); make patchset-bisect builds the tree after each
+# patch, at low priority.
+.PHONY: patchset patchset-bisect
 patchset:
 	@scripts/kernel.sh assemble
 	@scripts/patchset.sh all
+
+patchset-bisect: patchset
+	@nice -n 19 scripts/patchset-bisect.sh
 
 # libevent 2.1.12 on kevent: its regression programs with the kevent
 # backend and with epoll, and its benchmark (doc/libevent.md).
