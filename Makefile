@@ -8,6 +8,7 @@
 #   make html      the HTML manual in doc/html, from man/
 #   make bench     kevent against epoll and io_uring in a bench guest
 #   make patchset  the series as git format-patch output in build/patchset
+#   make mutants   deliberate kernel mutations the suite must kill
 #
 # The first run unpacks /usr/src/linux-source-6.1.tar.xz and builds the
 # kernel into build/, which later runs reuse.
@@ -102,6 +103,13 @@ check:
 .PHONY: guest-test
 guest-test:
 	@scripts/guest-test.sh $(T)
+
+# Deliberate kernel mutations that the suite must kill (doc/testing.md):
+#   make mutants               every mutant of testsuite/mutants/
+#   make mutants M="NAME..."   those alone
+.PHONY: mutants
+mutants:
+	@scripts/mutants.sh $(M)
 
 # The kernel's own selftests on the kevent kernel and without kevent.
 .PHONY: selftests-compare
