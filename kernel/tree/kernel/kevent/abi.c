@@ -15,6 +15,7 @@
 
 #include "kevent.h"
 
+#ifdef __NR_kevent_init
 static void kevent_abi_syscalls(struct kevent_abi *abi)
 {
 	u32 x32 = 0;
@@ -39,6 +40,12 @@ static void kevent_abi_syscalls(struct kevent_abi *abi)
 	abi->nr_wait = x32 | __NR_kevent_wait;
 	abi->nr_commit = x32 | __NR_kevent_commit;
 }
+#else
+/* An architecture that has not wired the system calls reports none. */
+static void kevent_abi_syscalls(struct kevent_abi *abi)
+{
+}
+#endif
 
 /**
  * kevent_ioctl - the ioctls of a queue's file
