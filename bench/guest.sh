@@ -52,7 +52,9 @@ echo 2000000 >/proc/sys/fs/file-max
 echo 4000000 >/proc/sys/fs/kevent/max_user_kevents
 echo 4096 >/proc/sys/net/core/somaxconn
 echo 4096 >/proc/sys/net/ipv4/tcp_max_syn_backlog
-echo "1024 65000" >/proc/sys/net/ipv4/ip_local_port_range
+# Clients take ports from 21000 up, above the servers' (20001 on, one
+# per server started): a client must never hold a port a server binds.
+echo "21000 65000" >/proc/sys/net/ipv4/ip_local_port_range
 echo 1 >/proc/sys/net/ipv4/tcp_tw_reuse
 ulimit -n 1000000
 
