@@ -110,6 +110,11 @@ done
 # The programs, the list in the order above, and the initramfs.
 say "build the programs into ${dir#"$top"/}/guest/bin"
 make -s --no-print-directory BUILD="$dir" programs
+# The kselftests come from make patchset (scripts/selftests-build.sh), not
+# from this Makefile: take them from make check's programs if it made them.
+for f in kselftest-kevent kselftest-kevent.tar; do
+	[ ! -f "$build/guest/bin/$f" ] || cp "$build/guest/bin/$f" "$dir/guest/bin/"
+done
 list=$dir/tests.list
 {
 	for n in $first; do
@@ -117,7 +122,13 @@ list=$dir/tests.list
 	done
 	awk -v first=" $first " '/^[^#]/ && index(first, " " $1 " ") == 0' \
 		testsuite/tests.list
-} >"$list"
+} | while read -r name cmd args; do
+	if [ -f "$dir/guest/$cmd" ]; then
+		echo "$name $cmd${args:+ $args}"
+	else
+		echo "mutants.sh: $name is not built here ($cmd): not run" >&2
+	fi
+done >"$list"
 BUILD=$dir scripts/initramfs.sh "$dir/guest/bin" "$list" "$dir/initramfs.cpio"
 
 # Build the copy (in its namespace) into $dir/obj; log to $1.
