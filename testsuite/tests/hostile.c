@@ -295,6 +295,27 @@ static void c1_child(void *arg)
 	    "C1: a fault on the first copy: EFAULT (got %d) [kevent_get_events.2 EFAULT buf-copy]", n);
 	cok(wait1(q, good, 2000) == 1 && good[0].ptr == 3,
 	    "C1: ... and that event stays ready for the next call [kevent_get_events.2 EFAULT buf-copy]");
+
+	/*
+	 * A fault in the middle of a slot: the event cut short is not
+	 * counted as copied, and the next call reports it whole.
+	 */
+	buf = (struct ukevent *)(m + psz - sizeof(struct ukevent) -
+				 sizeof(struct ukevent) / 2);
+	add1(q, timer_ukevent(0, 1000, KEVENT_REQ_ONESHOT, 4));
+	add1(q, timer_ukevent(0, 1000, KEVENT_REQ_ONESHOT, 5));
+	n = sys_kevent_get_events(q, 2, 2, TSP(5, 0), buf, 0);
+	first = buf[0].ptr;
+	cok(n == 1 && (first == 4 || first == 5),
+	    "C1: buf's second slot half mapped: returns 1, the first event "
+	    "whole (got %d, ptr %llu) [kevent_get_events.2 EFAULT buf-copy]",
+	    n, (unsigned long long)first);
+	memset(good, 0, sizeof(good));
+	n = sys_kevent_get_events(q, 1, 2, TSP(2, 0), good, 0);
+	cok(n == 1 && good[0].ptr == 9 - first,
+	    "C1: ... and the event cut short is reported by the next call "
+	    "(got %d, ptr %llu) [kevent_get_events.2 EFAULT buf-copy]", n,
+	    (unsigned long long)good[0].ptr);
 }
 
 static void test_c1(void)
@@ -302,7 +323,7 @@ static void test_c1(void)
 	diag("C1: a fault after the first copy must end kevent_get_events(); "
 	     "on a kernel without the fix the child below spins in the "
 	     "kernel, SIGKILL does not end it, and the guest stalls");
-	in_child(7, 15000, c1_child, NULL, NULL, "C1", NULL);
+	in_child(9, 15000, c1_child, NULL, NULL, "C1", NULL);
 }
 
 /*
@@ -1237,7 +1258,7 @@ struct group {
 };
 
 static const struct group groups[] = {
-	{ "c1", 7, test_c1 },
+	{ "c1", 9, test_c1 },
 	{ "m1", 8, test_m1 },
 	{ "m2", 7, test_m2 },
 	{ "c6", 4, test_c6 },
