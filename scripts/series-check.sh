@@ -33,6 +33,7 @@ pristine=$build/linux-source-6.1
 repo=$build/patchset-git
 out=$build/patchset
 objc=$build/obj-check
+cpcache=$build/patchset-checkpatch
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -130,6 +131,14 @@ checkpatch() {
 		*/0000-cover-letter.patch) continue ;;
 		*-selftests-*) ignore=$ignore,$SELFTEST_IGNORE ;;
 		esac
+		# A patch found clean before is not checked again: the
+		# patches of an unchanged series are the same bytes (fixed
+		# dates) but for the Message-Ids of the thread, and the
+		# selftests patch alone takes 40 s.
+		key=$({ grep -v -E '^(Message-Id|In-Reply-To|References): ' "$p"
+			cat "$repo/scripts/checkpatch.pl"; echo "$ignore"; } |
+			sha256sum | cut -c1-64)
+		[ -f "$cpcache/$key" ] && continue
 		# From the tree (checkpatch then knows MAINTAINERS and the
 		# kernel's spelling lists); build/patchset is outside it.
 		# Debian's python3 first: spdxcheck.py needs python3-ply.
@@ -140,6 +149,9 @@ checkpatch() {
 		if grep -q . "$tmp/cp"; then
 			cat "$tmp/cp"
 			status=1
+		elif [ $status = 0 ]; then
+			mkdir -p "$cpcache"
+			: >"$cpcache/$key"
 		fi
 	done
 	[ $status = 0 ] && echo "checkpatch --strict: $(ls "$out"/0*.patch | grep -vc 0000-cover) patches, nothing to report"
