@@ -81,8 +81,9 @@ patches() {
 	rm -rf "$out"
 	mkdir -p "$out"
 	python3 "$top/scripts/patchset.py" cover >"$out/.cover"
-	git_ format-patch -q --cover-letter --thread=shallow -o "$out" \
-		pristine..kevent
+	# No --thread: its Message-Ids carry the time, and git send-email
+	# threads the series itself (sendemail.thread, true by default).
+	git_ format-patch -q --cover-letter -o "$out" pristine..kevent
 	python3 "$top/scripts/patchset.py" fill-cover "$out"/0000-cover-letter.patch \
 		"$out/.cover"
 	rm -f "$out/.cover"
