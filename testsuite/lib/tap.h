@@ -323,16 +323,24 @@ static inline void *tap_watchdog_thread(void *arg)
  * Bail out after sec seconds, from a thread that blocks every signal
  * (so it never takes a signal meant for the test).
  */
-static inline void tap_watchdog(unsigned int sec)
+/*
+ * How much longer than on the normal x86 kernel things may take: a debug
+ * kernel, or an emulated arm64 guest, is slower (/init exports
+ * kevent.time_scale as KEVENT_TIME_SCALE).
+ */
+static inline unsigned int tap_time_scale(void)
 {
 	const char *scale = getenv("KEVENT_TIME_SCALE");
+
+	return scale && atoi(scale) > 1 ? (unsigned int)atoi(scale) : 1;
+}
+
+static inline void tap_watchdog(unsigned int sec)
+{
 	sigset_t all, old;
 	pthread_t th;
 
-	/* A debug kernel is slower: /init exports kevent.time_scale. */
-	if (scale && atoi(scale) > 1)
-		sec *= (unsigned int)atoi(scale);
-
+	sec *= tap_time_scale();
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	if (pthread_create(&th, NULL, tap_watchdog_thread,

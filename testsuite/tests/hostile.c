@@ -429,6 +429,15 @@ struct m2_ctx {
 	int q;
 };
 
+/* The si_code of the fault that m2_gp_child() makes. */
+#ifdef __aarch64__
+#define M2_FAULT_CODE		SEGV_MAPERR
+#define M2_FAULT_CODE_NAME	"SEGV_MAPERR"
+#else
+#define M2_FAULT_CODE		SI_KERNEL
+#define M2_FAULT_CODE_NAME	"SI_KERNEL"
+#endif
+
 static void m2_gp_child(void *arg)
 {
 	struct m2_ctx *c = arg;
@@ -448,6 +457,9 @@ static void m2_gp_child(void *arg)
 #if defined(__x86_64__)
 	/* A non-canonical address: #GP, force_sig(SIGSEGV), SI_KERNEL. */
 	*(volatile int *)0x8000000000000000UL = 1;
+#elif defined(__aarch64__)
+	/* A kernel address: data abort, force_sig_fault(), SEGV_MAPERR. */
+	*(volatile int *)0xffff000000000000UL = 1;
 #else
 	/* hlt in user mode: #GP, force_sig(SIGSEGV), SI_KERNEL. */
 	__asm__ volatile("hlt");
@@ -492,10 +504,11 @@ static void test_m2(void)
 	   "the thread within the time bound (status %#x)", st);
 	n = harvest(c.q, uk, 4);
 	for (i = 0; i < n; i++)
-		if (uk[i].ptr == 21 && (int)uk[i].ret_data[0] == SI_KERNEL)
+		if (uk[i].ptr == 21 &&
+		    (int)uk[i].ret_data[0] == M2_FAULT_CODE)
 			seen++;
 	is_int(seen, 1, "M2: ... and it is reported through the queue too, "
-	       "si_code SI_KERNEL");
+	       "si_code " M2_FAULT_CODE_NAME);
 	close(c.q);
 
 	q = new_queue(0);

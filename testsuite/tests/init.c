@@ -6,11 +6,13 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <termios.h>
 #include <linux/capability.h>
+#include <linux/elf.h>
 
 #include "../lib/tap.h"
 #include "../lib/kevent_sys.h"
@@ -475,9 +477,43 @@ static int probe_chrooted(mode_t mode, dev_t dev, uid_t uid)
  * The errno the probe fails with, 0 if it succeeds, -1 if the ioctl was
  * not seen or the child could not run.
  */
+/*
+ * At a system call's exit stop of @pid: its number, its return value and
+ * its third argument.  0, or -1 if the registers cannot be read.
+ */
+static int syscall_exit_regs(pid_t pid, long *nr, long *ret,
+			     unsigned long *arg)
+{
+#ifdef __aarch64__
+	struct user_regs_struct regs;
+	struct iovec iov = { &regs, sizeof(regs) };
+
+	/* x8 holds the number, x0 the result; x2 is left as it was. */
+	if (ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &iov))
+		return -1;
+	*nr = (long)regs.regs[8];
+	*ret = (long)regs.regs[0];
+	*arg = regs.regs[2];
+#else
+	struct user_regs_struct regs;
+
+	if (ptrace(PTRACE_GETREGS, pid, NULL, &regs))
+		return -1;
+#ifdef __x86_64__
+	*nr = (long)regs.orig_rax;
+	*ret = (long)regs.rax;
+	*arg = regs.rdx;
+#else
+	*nr = regs.orig_eax;
+	*ret = regs.eax;
+	*arg = (unsigned long)regs.edx;
+#endif
+#endif
+	return 0;
+}
+
 static int probe_altered(unsigned int off, __u32 add)
 {
-	struct user_regs_struct regs;
 	int status = -1, in_call = 0, altered = 0;
 	long nr, ret, word;
 	unsigned long arg;
@@ -498,17 +534,8 @@ static int probe_altered(unsigned int off, __u32 add)
 		if (WSTOPSIG(status) != (SIGTRAP | 0x80))
 			continue;
 		in_call = !in_call;
-		if (in_call || ptrace(PTRACE_GETREGS, pid, NULL, &regs))
+		if (in_call || syscall_exit_regs(pid, &nr, &ret, &arg))
 			continue;
-#ifdef __x86_64__
-		nr = (long)regs.orig_rax;
-		ret = (long)regs.rax;
-		arg = regs.rdx;
-#else
-		nr = regs.orig_eax;
-		ret = regs.eax;
-		arg = (unsigned long)regs.edx;
-#endif
 		if (nr != SYS_ioctl || ret != 0 || altered)
 			continue;
 		/* Little-endian: the __u32 is the first bytes of the word. */

@@ -317,8 +317,8 @@ static void test_copy_back(void)
 	enum { NUM = 10, ROOM = NUM + 4 };
 	struct ukevent in[NUM], *arg;
 	unsigned char mem[ROOM * sizeof(struct ukevent)];
-	int q = anchored_queue(), p[2], e, ret, i, j, errs_ok = 1, ready_ok = 1;
-	int n_err = 0, n_ready = 0, tail_ok;
+	int q = anchored_queue(), p[2], e = -1, ret, i, j;
+	int errs_ok = 1, ready_ok = 1, n_err = 0, n_ready = 0, tail_ok;
 	static const int errs[NUM] = { ENOSYS, EINVAL, EBADF, ENOTSOCK, EINVAL,
 				       ENOSYS, 0, EEXIST, -1, -1 };
 	char why[256] = "";
