@@ -5,7 +5,8 @@
 #   scripts/initramfs.sh BINDIR LIST OUTPUT
 #
 # The archive is written by the kernel's own gen_init_cpio, so that device
-# nodes need no root privileges.
+# nodes need no root privileges.  BUSYBOX names another busybox (the
+# arm64 one of scripts/deps.sh for ARCH=arm64).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,8 +14,10 @@ bindir=$1
 list=$2
 out=$3
 build=${BUILD:-$top/build}
-gen=$build/obj${VARIANT:+-$VARIANT}/usr/gen_init_cpio
-busybox=/bin/busybox
+suffix=
+[ "${ARCH:-x86_64}" = x86_64 ] || suffix=-$ARCH
+gen=$build/obj$suffix${VARIANT:+-$VARIANT}/usr/gen_init_cpio
+busybox=${BUSYBOX:-/bin/busybox}
 
 [ -x "$gen" ] || { echo "initramfs.sh: build the kernel first ($gen)" >&2; exit 1; }
 [ -x "$busybox" ] || { echo "initramfs.sh: install busybox-static" >&2; exit 1; }
@@ -27,7 +30,9 @@ spec=$out.list
 	echo "nod /dev/console 600 0 0 c 5 1"
 	echo "nod /dev/null 666 0 0 c 1 3"
 	echo "file /bin/busybox $busybox 755 0 0"
-	for applet in $("$busybox" --list); do
+	# The host's busybox-static names the applets: an arm64 one cannot
+	# run here, and Debian builds both from one configuration.
+	for applet in $(/bin/busybox --list); do
 		[ "$applet" = busybox ] || echo "slink /bin/$applet busybox 777 0 0"
 	done
 	echo "file /init $top/testsuite/guest/init 755 0 0"

@@ -12,7 +12,11 @@
 #
 # Environment: BUILD (build folder, default build), VARIANT (kernel config
 # variant: kernel/config/<VARIANT>.config is merged after kevent.config;
-# default none), JOBS (default: number of CPUs).
+# default none), ARCH (x86_64, the default, or arm64: cross-built with
+# clang, LLVM=1, into build/obj-arm64, kernel/config/arm64.config merged
+# after kevent.config; Debian's gcc-aarch64-linux-gnu cannot be installed
+# beside gcc-multilib, which the -m32 tests need), JOBS (default: number
+# of CPUs).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,7 +26,14 @@ tarball=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 pristine=$build/linux-source-6.1
 tree=$build/linux
 variant=${VARIANT:-}
-obj=$build/obj${variant:+-$variant}
+arch=${ARCH:-x86_64}
+# Another architecture than x86_64 builds into folders of its own.
+case "$arch" in
+x86_64)	archdir=x86 image=bzImage llvm= cc=gcc suffix= ;;
+arm64)	archdir=arm64 image=Image llvm=1 cc=clang suffix=-arm64 ;;
+*)	echo "kernel.sh: ARCH is x86_64 or arm64, not $arch" >&2; exit 1 ;;
+esac
+obj=$build/obj$suffix${variant:+-$variant}
 logs=$build/logs
 jobs=${JOBS:-$(nproc)}
 start=$(date +%s)
@@ -126,6 +137,7 @@ assemble() {
 
 config() {
 	fragments="$top/kernel/config/kevent.config"
+	[ "$arch" = x86_64 ] || fragments="$fragments $top/kernel/config/$arch.config"
 	[ -n "$variant" ] && fragments="$fragments $top/kernel/config/$variant.config"
 	sum=$(cat $fragments | sha256sum | cut -c1-16)
 	if [ -f "$obj/.config" ] && [ -f "$obj/.kevent-config" ] &&
@@ -134,11 +146,13 @@ config() {
 	fi
 	say "configure $obj from tinyconfig +$(for f in $fragments; do printf ' %s' "${f#"$top"/}"; done)"
 	mkdir -p "$obj"
-	logged "$logs/config.log" make -C "$tree" O="$obj" ARCH=x86_64 tinyconfig
+	logged "$logs/config.log" make -C "$tree" O="$obj" ARCH="$arch" \
+		LLVM="$llvm" tinyconfig
 	# shellcheck disable=SC2086
 	logged "$logs/config.log" "$tree/scripts/kconfig/merge_config.sh" \
 		-m -O "$obj" "$obj/.config" $fragments
-	logged "$logs/config.log" make -C "$tree" O="$obj" ARCH=x86_64 olddefconfig
+	logged "$logs/config.log" make -C "$tree" O="$obj" ARCH="$arch" \
+		LLVM="$llvm" olddefconfig
 	# The last fragment that sets an option decides it, as for
 	# merge_config.sh; "# CONFIG_X is not set" turns it off, and then
 	# the .config must not set it (olddefconfig writes that line, or
@@ -164,13 +178,14 @@ config() {
 }
 
 build() {
-	say "build bzImage in ${obj#"$top"/} (log: ${logs#"$top"/}/kernel${variant:+-$variant}.log)"
+	log=kernel$suffix${variant:+-$variant}.log
+	say "build $image in ${obj#"$top"/} (log: ${logs#"$top"/}/$log)"
 	export CCACHE_DIR=${CCACHE_DIR:-$build/ccache}
 	# Paths relative to the checkout: build folders share cache hits.
 	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$top}
-	logged "$logs/kernel${variant:+-$variant}.log" make -C "$tree" O="$obj" \
-		ARCH=x86_64 CC="ccache gcc" -j"$jobs" bzImage
-	say "kernel ready: ${obj#"$top"/}/arch/x86/boot/bzImage"
+	logged "$logs/$log" make -C "$tree" O="$obj" ARCH="$arch" \
+		LLVM="$llvm" CC="ccache $cc" -j"$jobs" "$image"
+	say "kernel ready: ${obj#"$top"/}/arch/$archdir/boot/$image"
 }
 
 case "${1:-all}" in
