@@ -34,6 +34,9 @@ static void kevent_abi_syscalls(struct kevent_abi *abi)
 	if (in_x32_syscall())
 		x32 = __X32_SYSCALL_BIT;
 #endif
+	/* Any other compat ABI (arm64's AArch32) has no kevent calls. */
+	if (in_compat_syscall() && !x32)
+		return;
 	abi->nr_init = x32 | __NR_kevent_init;
 	abi->nr_ctl = x32 | __NR_kevent_ctl;
 	abi->nr_get_events = x32 | __NR_kevent_get_events;
