@@ -136,6 +136,12 @@ guest-test:
 mutants:
 	@scripts/mutants.sh $(M)
 
+# What the hooks cost a program that does not use kevent: the kevent
+# kernel against the same config without CONFIG_KEVENT (doc/benchmarks.md).
+.PHONY: hookcost
+hookcost:
+	@scripts/hookcost.sh
+
 # The kernel's own selftests on the kevent kernel and without kevent.
 .PHONY: selftests-compare
 selftests-compare:
