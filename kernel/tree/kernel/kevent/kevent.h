@@ -133,7 +133,8 @@ void kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink);
 void kevent_sink_finish(struct kevent_queue *q, struct kevent_sink *sink);
 bool kevent_any_ready(struct kevent_queue *q);
 
-int kevent_ring_put(struct kevent_queue *q, const struct ukevent *out);
+unsigned int kevent_ring_put(struct kevent_queue *q, const struct ukevent *out,
+			     unsigned int n);
 
 long kevent_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 

@@ -371,40 +371,6 @@ static void kevent_take_batch(struct kevent_queue *q, struct kevent_batch *b,
 	spin_unlock_irq(&q->ready_lock);
 }
 
-/*
- * Copy the reports of @b to the ring.  Return how many were copied, in
- * order from the first; the ring's state covers exactly those.
- */
-static unsigned int kevent_ring_put_batch(struct kevent_queue *q,
-					  const struct kevent_batch *b)
-{
-	unsigned int kidx = q->kidx, i = 0, n;
-
-	lockdep_assert_held(&q->mutex);
-
-	n = min(b->n, q->ring_size - q->used);
-	if (!n || !user_access_begin(q->ring,
-				     struct_size(q->ring, event, q->ring_size)))
-		return 0;
-	for (; i < n; i++) {
-		unsafe_copy_to_user((void __user *)&q->ring->event[kidx],
-				    (const void *)&b->out[i], sizeof(b->out[i]),
-				    fault);
-		kidx = kidx + 1 == q->ring_size ? 0 : kidx + 1;
-	}
-fault:
-	user_access_end();
-	if (!i)
-		return 0;
-	/* Userspace must see the events before the index that covers them. */
-	smp_wmb();
-	if (put_user(kidx, &q->ring->ring_kidx))
-		return 0;
-	q->kidx = kidx;
-	WRITE_ONCE(q->used, q->used + i);
-	return i;
-}
-
 /* Copy one report to @dst in the caller's buffer, and the ring if room. */
 static int kevent_sink_put(struct kevent_queue *q, struct ukevent __user *dst,
 			   struct ukevent *out)
@@ -415,7 +381,7 @@ static int kevent_sink_put(struct kevent_queue *q, struct ukevent __user *dst,
 		out->ret_flags |= KEVENT_RET_COPY_FAILED;
 	if (copy_to_user(dst, out, sizeof(*out)))
 		return -EFAULT;
-	if (ring_room && kevent_ring_put(q, out))
+	if (ring_room && !kevent_ring_put(q, out, 1))
 		put_user(out->ret_flags | KEVENT_RET_COPY_FAILED, &dst->ret_flags);
 	return 0;
 }
@@ -429,7 +395,7 @@ static unsigned int kevent_sink_put_batch(struct kevent_queue *q,
 	unsigned int i;
 
 	if (sink->to_ring)
-		return kevent_ring_put_batch(q, b);
+		return kevent_ring_put(q, b->out, b->n);
 	if (!q->ring) {
 		/* One copy: the reports are contiguous in the buffer. */
 		left = copy_to_user(sink->buf + sink->done, b->out,

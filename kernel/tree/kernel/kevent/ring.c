@@ -16,31 +16,44 @@
 #include "kevent.h"
 
 /**
- * kevent_ring_put - write one event into the ring
+ * kevent_ring_put - write events into the ring
  * @q: the queue, its mutex held
- * @out: the event
+ * @out: the events
+ * @n: how many
  *
- * Return: 0, -ENOSPC if the ring is full, or -EFAULT; on error the ring
- * is unchanged.
+ * Writes as many of @out, in order, as the ring has room for, with one
+ * user access section, and publishes ring_kidx once for all of them.
+ *
+ * Return: how many were written, 0 if the ring is full or the first copy
+ * faulted; the ring's state covers exactly those.
  */
-int kevent_ring_put(struct kevent_queue *q, const struct ukevent *out)
+unsigned int kevent_ring_put(struct kevent_queue *q, const struct ukevent *out,
+			     unsigned int n)
 {
-	unsigned int kidx = q->kidx;
+	unsigned int kidx = q->kidx, i = 0;
 
 	lockdep_assert_held(&q->mutex);
 
-	if (q->used == q->ring_size)
-		return -ENOSPC;
-	if (copy_to_user(&q->ring->event[kidx], out, sizeof(*out)))
-		return -EFAULT;
-	kidx = kidx + 1 == q->ring_size ? 0 : kidx + 1;
-	/* Userspace must see the event before the index that covers it. */
+	n = min(n, q->ring_size - q->used);
+	if (!n || !user_access_begin(q->ring,
+				     struct_size(q->ring, event, q->ring_size)))
+		return 0;
+	for (; i < n; i++) {
+		unsafe_copy_to_user((void __user *)&q->ring->event[kidx],
+				    (const void *)&out[i], sizeof(out[i]), fault);
+		kidx = kidx + 1 == q->ring_size ? 0 : kidx + 1;
+	}
+fault:
+	user_access_end();
+	if (!i)
+		return 0;
+	/* Userspace must see the events before the index that covers them. */
 	smp_wmb();
 	if (put_user(kidx, &q->ring->ring_kidx))
-		return -EFAULT;
+		return 0;
 	q->kidx = kidx;
-	WRITE_ONCE(q->used, q->used + 1);
-	return 0;
+	WRITE_ONCE(q->used, q->used + i);
+	return i;
 }
 
 /*
