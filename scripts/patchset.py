@@ -96,6 +96,7 @@ SELFTESTS = ['init', 'ctl', 'flags', 'wait', 'ring', 'poll', 'fdinfo',
 SELFTEST_COPIES = [('testsuite/lib/kevent_sys.h', 'lib/kevent_sys.h'),
                    ('testsuite/lib/harness.h', 'lib/harness.h'),
                    ('testsuite/lib/rand.h', 'lib/rand.h'),
+                   ('testsuite/lib/tap_checks.h', 'lib/tap_checks.h'),
                    ('include/kevent.h', 'include/kevent.h')] + \
     [('testsuite/tests/%s.c' % t, 'tests/%s.c' % t) for t in SELFTESTS]
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tap.h for the selftests: the TAP interface of the kevent testsuite
- * (plan, ok, is_int, is_err, skip, diag, bail_out, must, tap_done,
- * tap_watchdog) on top of kselftest.h, so that the testsuite's programs
- * build here unchanged and report through ksft_*.
+ * (plan, skip, diag, bail_out, tap_done, and through tap_checks.h,
+ * the testsuite's own, ok, is_int, is_err, must and tap_watchdog) on
+ * top of kselftest.h, so that the testsuite's programs build here
+ * unchanged and report through ksft_*.
  *
  * The points of a program may come from several threads: each goes out
  * under a lock, as one line, flushed at once, so that a fork() never
@@ -95,94 +96,6 @@ static inline int tap_vok(int cond, const char *fmt, va_list ap)
 	return cond;
 }
 
-/* "# FILE:LINE: text" after a failed point. */
-static inline TAP_PRINTF(3, 4)
-void tap_where(const char *file, int line, const char *fmt, ...)
-{
-	char text[768];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	diag("%s:%d: %s", file, line, text);
-}
-
-static inline TAP_PRINTF(4, 5)
-int tap_ok_at(const char *file, int line, int cond, const char *fmt, ...)
-{
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = tap_vok(cond != 0, fmt, ap);
-	va_end(ap);
-	if (!ret)
-		tap_where(file, line, "failed");
-	return ret;
-}
-
-#define ok(cond, ...) tap_ok_at(__FILE__, __LINE__, (cond), __VA_ARGS__)
-
-static inline TAP_PRINTF(5, 6)
-int tap_is_int(const char *file, int line, long long got, long long want,
-	       const char *fmt, ...)
-{
-	int saved = errno;
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = tap_vok(got == want, fmt, ap);
-	va_end(ap);
-	if (!ret) {
-		if (got == -1)
-			tap_where(file, line,
-				  "got: -1 (errno %d, %s), want: %lld",
-				  saved, strerror(saved), want);
-		else
-			tap_where(file, line, "got: %lld, want: %lld", got,
-				  want);
-	}
-	errno = saved;
-	return ret;
-}
-
-#define is_int(got, want, ...) \
-	tap_is_int(__FILE__, __LINE__, (long long)(got), (long long)(want), \
-		   __VA_ARGS__)
-
-static inline TAP_PRINTF(6, 7)
-int tap_is_err(const char *file, int line, long long ret, int err, int want,
-	       const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = tap_vok(ret == -1 && err == want, fmt, ap);
-	va_end(ap);
-	if (!r) {
-		if (ret == -1)
-			tap_where(file, line,
-				  "got: -1 errno %d (%s), want: errno %d (%s)",
-				  err, strerror(err), want, strerror(want));
-		else
-			tap_where(file, line,
-				  "got: %lld, want: -1 errno %d (%s)",
-				  ret, want, strerror(want));
-	}
-	return r;
-}
-
-/* ok(expr == -1 && errno == want); errno is read right after expr. */
-#define is_err(expr, want, ...) ({					\
-	long long tap_r_ = (long long)(expr);				\
-	int tap_e_ = errno;						\
-	tap_is_err(__FILE__, __LINE__, tap_r_, tap_e_, (want),		\
-		   __VA_ARGS__);					\
-})
-
 static inline TAP_PRINTF(2, 3) void skip(unsigned int n, const char *fmt, ...)
 {
 	char reason[512];
@@ -199,11 +112,7 @@ static inline TAP_PRINTF(2, 3) void skip(unsigned int n, const char *fmt, ...)
 	pthread_mutex_unlock(&tap_lock);
 }
 
-/* A setup step that must work: bail out (the program fails) if not. */
-#define must(cond, ...) do {						\
-	if (!(cond))							\
-		bail_out(__VA_ARGS__);					\
-} while (0)
+#include "tap_checks.h"
 
 /*
  * ksft_set_plan() with the testsuite's first point: the program is
@@ -234,35 +143,6 @@ static inline int tap_done(void)
 		ksft_exit_fail();
 	ksft_exit_pass();
 	return KSFT_PASS;
-}
-
-static inline void *tap_watchdog_thread(void *arg)
-{
-	unsigned int sec = (unsigned int)(unsigned long)arg;
-	struct timespec t = { .tv_sec = sec, .tv_nsec = 0 };
-
-	while (nanosleep(&t, &t) && errno == EINTR)
-		;
-	bail_out("watchdog: still running after %u s", sec);
-	return NULL;
-}
-
-/*
- * Bail out after sec seconds, from a thread that blocks every signal
- * (so it never takes a signal meant for the test).
- */
-static inline void tap_watchdog(unsigned int sec)
-{
-	sigset_t all, old;
-	pthread_t th;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (pthread_create(&th, NULL, tap_watchdog_thread,
-			   (void *)(unsigned long)sec))
-		bail_out("pthread_create(watchdog) failed");
-	pthread_detach(th);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 #endif /* KEVENT_SELFTEST_TAP_H */
