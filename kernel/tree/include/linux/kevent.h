@@ -41,6 +41,11 @@ struct kevent_storage {
 #define KEVENT_CALLBACKS_KERNELONLY	0x1
 /* Notifications may be spurious: check readiness before every report. */
 #define KEVENT_CALLBACKS_RECHECK	0x2
+/*
+ * The check polls another file, which may be an epoll set or a kevent
+ * queue: poll() on a queue does not run it (see LOCKING in ready.c).
+ */
+#define KEVENT_CALLBACKS_NESTS		0x4
 
 /**
  * struct kevent_callbacks - what an event source does for the core

@@ -29,6 +29,7 @@ enum {
 	KEVENT_STATE_HELD	= 0x40,	/* reported, held until the call ends */
 	KEVENT_STATE_DEAD	= 0x80,	/* the object went away: not found */
 	KEVENT_STATE_INDEXED	= 0x100,	/* in the queue's index */
+	KEVENT_STATE_CHECKING	= 0x200,	/* READY, its source being asked */
 };
 
 /**
@@ -131,7 +132,8 @@ void kevent_wake_pollers(struct irq_work *work);
 void kevent_sink_init(struct kevent_sink *sink);
 void kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink);
 void kevent_sink_finish(struct kevent_queue *q, struct kevent_sink *sink);
-bool kevent_any_ready(struct kevent_queue *q);
+unsigned int kevent_count_ready(struct kevent_queue *q, unsigned int want,
+				bool nested);
 
 unsigned int kevent_ring_put(struct kevent_queue *q, const struct ukevent *out,
 			     unsigned int n);

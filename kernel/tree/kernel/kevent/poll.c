@@ -205,5 +205,5 @@ const struct kevent_callbacks kevent_poll_callbacks = {
 	.unhook		= kevent_poll_unhook,
 	.check		= kevent_poll_check,
 	.priv_size	= sizeof(struct kevent_poll),
-	.flags		= KEVENT_CALLBACKS_RECHECK,
+	.flags		= KEVENT_CALLBACKS_RECHECK | KEVENT_CALLBACKS_NESTS,
 };

@@ -118,22 +118,28 @@ static int kevent_release(struct inode *inode, struct file *file)
 /*
  * Readable when a harvest would report an event: level-triggered
  * kevents whose object is no longer ready are rechecked and dropped, as
- * a harvest does.  That needs the mutex; while someone else holds it,
- * or when this poll is nested inside a harvest of the same queue
- * (through KEVENT_POLL, an epoll instance, another queue), the ready
- * list's length is the answer, which may be high.
+ * a harvest does.  That needs the mutex; while someone else holds it the
+ * ready list's length is the answer, which may be high.  The recheck
+ * never polls another file (KEVENT_CALLBACKS_NESTS): this poll may run
+ * under the mutex of an epoll set that the queue watches, and a chain
+ * of queues watching each other must not recurse once per queue.
  */
 static __poll_t kevent_poll(struct file *file, poll_table *wait)
 {
 	struct kevent_queue *q = file->private_data;
-	bool ready;
+	unsigned int ready;
 
 	poll_wait(file, &q->poll_wq, wait);
+	/*
+	 * Pairs with wq_has_sleeper() in kevent_wake(): either the waker
+	 * sees this poller on poll_wq or this poller sees ready_num.
+	 */
+	smp_mb();
 	if (!READ_ONCE(q->ready_num))
 		return 0;
 	if (!mutex_trylock(&q->mutex))
 		return EPOLLIN | EPOLLRDNORM;
-	ready = kevent_any_ready(q);
+	ready = kevent_count_ready(q, 1, true);
 	mutex_unlock(&q->mutex);
 	return ready ? EPOLLIN | EPOLLRDNORM : 0;
 }

@@ -33,6 +33,20 @@
  * kevent lock: their wakeup callbacks may belong to another kevent queue
  * or to an epoll instance that this queue watches in turn.
  *
+ * Queues and epoll sets may watch each other, in chains and in cycles.
+ * The queue's ->poll is a leaf: it takes its mutex only with a trylock,
+ * and rechecks only kevents whose check reads the state of an object,
+ * never those that poll another file (KEVENT_CALLBACKS_NESTS).  So an
+ * epoll set that holds its mutex while it polls the queue is never
+ * polled again from inside, and a chain recurses one level at most: a
+ * harvest's check of KEVENT_POLL polls the watched file, and if that is
+ * a queue, its ->poll goes no further.
+ *
+ * A recheck leaves the kevent on the ready list (CHECKING) while its
+ * source is asked: a waiter deciding to sleep, or an outer queue polling
+ * this one, never finds the list emptier than it is.  Only holders of
+ * the mutex take kevents off the ready list.
+ *
  * The mutex serializes what a queue does in process context: kevent_ctl(),
  * the harvests of kevent_get_events() and kevent_wait(), kevent_commit(),
  * the recheck of poll() on the queue and release.  It may be held across
@@ -100,7 +114,8 @@ static void kevent_enqueue_locked(struct kevent_queue *q, struct kevent *k)
 /* Queue @k as notified, unless it is queued, or remembered, already. */
 static void kevent_notified_locked(struct kevent_queue *q, struct kevent *k)
 {
-	if (k->state & (KEVENT_STATE_TRANSIT | KEVENT_STATE_HELD))
+	if (k->state & (KEVENT_STATE_TRANSIT | KEVENT_STATE_HELD |
+			KEVENT_STATE_CHECKING))
 		k->state |= KEVENT_STATE_AGAIN;
 	else if (!(k->state & KEVENT_STATE_READY))
 		kevent_enqueue_locked(q, k);
@@ -256,24 +271,6 @@ void kevent_report(struct kevent *k, struct ukevent *out)
 	spin_lock_irq(&q->ready_lock);
 	kevent_fill_locked(k, out);
 	spin_unlock_irq(&q->ready_lock);
-}
-
-/* Take the first ready kevent off the list, or return NULL. */
-static struct kevent *kevent_take(struct kevent_queue *q, unsigned int *state)
-{
-	struct kevent *k;
-
-	spin_lock_irq(&q->ready_lock);
-	k = list_first_entry_or_null(&q->ready, struct kevent, ready_entry);
-	if (k) {
-		list_del_init(&k->ready_entry);
-		q->ready_num--;
-		*state = k->state;
-		k->state &= ~(KEVENT_STATE_READY | KEVENT_STATE_AGAIN);
-		k->state |= KEVENT_STATE_TRANSIT;
-	}
-	spin_unlock_irq(&q->ready_lock);
-	return k;
 }
 
 /* Put a kevent taken but not reported back at the head of the list. */
@@ -524,10 +521,23 @@ void kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink)
  */
 void kevent_sink_finish(struct kevent_queue *q, struct kevent_sink *sink)
 {
-	struct kevent *k, *next;
+	unsigned int n = 0;
+	struct kevent *k;
 
 	spin_lock_irq(&q->ready_lock);
-	list_for_each_entry_safe(k, next, &sink->held, ready_entry) {
+	/*
+	 * Each kevent leaves the held list here, or is taken off it by a
+	 * REMOVE meanwhile: take the first until none is left, and let
+	 * interrupts in every batch, the list being as long as max_nr.
+	 */
+	while ((k = list_first_entry_or_null(&sink->held, struct kevent,
+					     ready_entry))) {
+		if (!(++n % KEVENT_HARVEST_BATCH)) {
+			spin_unlock_irq(&q->ready_lock);
+			cond_resched();
+			spin_lock_irq(&q->ready_lock);
+			continue;
+		}
 		k->state &= ~KEVENT_STATE_HELD;
 		if (k->state & KEVENT_STATE_AGAIN) {
 			k->state &= ~KEVENT_STATE_AGAIN;
@@ -546,28 +556,73 @@ void kevent_sink_finish(struct kevent_queue *q, struct kevent_sink *sink)
 	spin_unlock_irq(&q->ready_lock);
 }
 
-/**
- * kevent_any_ready - would a harvest report an event now?
- * @q: the queue, its mutex held
- *
- * Kevents that need a recheck are rechecked, and those no longer ready
- * leave the list, as a harvest would do, but nothing is reported.
- *
- * Return: true if a harvest would report an event now.
+/*
+ * Ask the source of @k, on the ready list, whether it is still ready,
+ * leaving @k where it is: taken off the list, even for the length of
+ * the check, it would read as absent to a waiter deciding to sleep and
+ * to an outer queue polling this one, and a level-triggered event could
+ * be lost.  Only holders of the mutex take kevents off the list, so @k
+ * stays on it while the ready lock is dropped.  One no longer ready
+ * leaves the list, as a harvest would drop it, unless notified meanwhile.
  */
-bool kevent_any_ready(struct kevent_queue *q)
+static bool kevent_recheck_one(struct kevent_queue *q, struct kevent *k)
 {
-	unsigned int state;
+	bool ready = true;
+	int ret;
+
+	k->state |= KEVENT_STATE_CHECKING;
+	spin_unlock_irq(&q->ready_lock);
+	ret = k->cb->check(k);
+	if (ret < 0)
+		kevent_ready(k, ret);
+	cond_resched();
+	spin_lock_irq(&q->ready_lock);
+	k->state &= ~KEVENT_STATE_CHECKING;
+	if (!ret && !(k->state & KEVENT_STATE_AGAIN)) {
+		list_del_init(&k->ready_entry);
+		q->ready_num--;
+		k->state &= ~(KEVENT_STATE_READY | KEVENT_STATE_RECHECK);
+		ready = false;
+	}
+	k->state &= ~KEVENT_STATE_AGAIN;
+	return ready;
+}
+
+/**
+ * kevent_count_ready - how many events would a harvest report now?
+ * @q: the queue, its mutex held
+ * @want: stop counting at this many
+ * @nested: the caller may hold locks of the files this queue watches
+ *
+ * Kevents that need a recheck are rechecked in place, and those no
+ * longer ready leave the list, as a harvest would do, but nothing is
+ * reported.  With @nested, for poll() on the queue, a kevent whose check
+ * polls another file counts as ready unchecked: that file may be an
+ * epoll set whose mutex the caller holds, or a queue that watches
+ * another in turn, see LOCKING.
+ *
+ * Return: the number of kevents a harvest would report, up to @want.
+ */
+unsigned int kevent_count_ready(struct kevent_queue *q, unsigned int want,
+				bool nested)
+{
+	struct list_head *pos = &q->ready;	/* the last one counted */
 	struct kevent *k;
+	unsigned int n = 0;
 
 	lockdep_assert_held(&q->mutex);
 
-	while ((k = kevent_take(q, &state))) {
-		if (kevent_confirm(q, k, state)) {
-			kevent_give_back(q, k);
-			return true;
+	spin_lock_irq(&q->ready_lock);
+	while (n < want && pos->next != &q->ready &&
+	       !fatal_signal_pending(current)) {
+		k = list_entry(pos->next, struct kevent, ready_entry);
+		if (!kevent_needs_check(k, k->state) ||
+		    (nested && (k->cb->flags & KEVENT_CALLBACKS_NESTS)) ||
+		    kevent_recheck_one(q, k)) {
+			n++;
+			pos = &k->ready_entry;
 		}
-		cond_resched();
 	}
-	return false;
+	spin_unlock_irq(&q->ready_lock);
+	return n;
 }
