@@ -12,6 +12,8 @@
 
 #include <linux/file.h>
 #include <linux/hrtimer.h>
+#include <linux/restart_block.h>
+#include <linux/thread_info.h>
 #include <linux/sched/signal.h>
 #include <linux/syscalls.h>
 #include <linux/time64.h>
@@ -25,12 +27,15 @@
  * @clock: CLOCK_MONOTONIC, or CLOCK_REALTIME for KEVENT_FLAGS_ABSTIME
  * @forever: there is no deadline
  * @passed: the deadline has passed, or the call must not sleep
+ * @relative: @expires was computed from a relative timeout, and a
+ *	restart of the call must keep it
  */
 struct kevent_deadline {
 	ktime_t expires;
 	clockid_t clock;
 	bool forever;
 	bool passed;
+	bool relative;
 };
 
 /**
@@ -63,6 +68,7 @@ static int kevent_deadline_get(struct kevent_deadline *d, struct file *file,
 	d->clock = CLOCK_MONOTONIC;
 	d->forever = !timeout;
 	d->passed = file->f_flags & O_NONBLOCK;
+	d->relative = false;
 	if (!timeout)
 		return 0;
 
@@ -79,8 +85,45 @@ static int kevent_deadline_get(struct kevent_deadline *d, struct file *file,
 	} else {
 		d->expires = ktime_add_safe(ktime_get(),
 					    timespec64_to_ktime(ts));
+		d->relative = true;
 	}
 	return 0;
+}
+
+/* The deadline of a restarted call: the one it had when interrupted. */
+static void kevent_deadline_restart(struct kevent_deadline *d,
+				    struct file *file, u64 expires)
+{
+	d->clock = CLOCK_MONOTONIC;
+	d->expires = ns_to_ktime(expires);
+	d->forever = false;
+	d->passed = file->f_flags & O_NONBLOCK;
+	d->relative = true;
+}
+
+/*
+ * An interrupted call whose timeout was relative is restarted through
+ * the restart block, as poll() is, so that it keeps its deadline: a
+ * stop, a ptrace stop or task work would otherwise give it its whole
+ * timeout again at every restart.  A caught signal still makes it fail
+ * with EINTR.
+ */
+static long kevent_restart_with(const struct kevent_deadline *d, long ret,
+				long (*fn)(struct restart_block *rb), int fd,
+				struct ukevent __user *buf, unsigned int nr,
+				unsigned int max_nr)
+{
+	struct restart_block *rb = &current->restart_block;
+
+	if (ret != -ERESTARTNOHAND || !d->relative)
+		return ret;
+	rb->kevent.fd = fd;
+	rb->kevent.buf = buf;
+	rb->kevent.nr = nr;
+	rb->kevent.max_nr = max_nr;
+	rb->kevent.expires = ktime_to_ns(d->expires);
+	/* Also records the caller's ABI, for a 32-bit restart. */
+	return set_restart_fn(rb, fn);
 }
 
 static bool kevent_kicked(const struct kevent_waiter *w)
@@ -171,27 +214,35 @@ static int kevent_sleep(struct kevent_waiter *w, struct kevent_deadline *d)
  * Take events into @sink once @min of them are ready, or @d passed, or
  * the queue was kicked, or a commit came (for a ring), sleeping until
  * then: nothing is taken, and consumed, while the wait goes on, so that
- * other threads may have what this one cannot use yet.  Return 0, or a
- * negative errno that ends the call if @sink took nothing.
+ * other threads may have what this one cannot use yet.  The ready count
+ * includes kevents queued only to be rechecked, so a call that needs
+ * more than one first rechecks them in place and takes none until
+ * enough are confirmed.  Return 0, or a negative errno that ends the
+ * call if @sink took nothing.
  */
 static int kevent_harvest_wait(struct kevent_queue *q, struct kevent_sink *sink,
 			       unsigned int min, struct kevent_waiter *w,
 			       struct kevent_deadline *d)
 {
+	unsigned int need;
 	bool last;
 	int ret;
 
 	for (;;) {
 		last = kevent_kicked(w) || kevent_deadline_passed(d) ||
 		       (w->ring && READ_ONCE(q->uidx) != w->old_uidx);
-		if (last || READ_ONCE(q->ready_num) >= min - sink->done) {
+		need = min - sink->done;
+		if (last || READ_ONCE(q->ready_num) >= need) {
 			if (mutex_lock_killable(&q->mutex))
 				return -EINTR;
-			if (sink->to_ring)
-				sink->max = sink->done +
-					    min(sink->want - sink->done,
-						q->ring_size - q->used);
-			kevent_harvest(q, sink);
+			if (last || need <= 1 ||
+			    kevent_count_ready(q, need, false) >= need) {
+				if (sink->to_ring)
+					sink->max = sink->done +
+						    min(sink->want - sink->done,
+							q->ring_size - q->used);
+				kevent_harvest(q, sink);
+			}
 			mutex_unlock(&q->mutex);
 			if (sink->fault)
 				return -EFAULT;
@@ -205,40 +256,29 @@ static int kevent_harvest_wait(struct kevent_queue *q, struct kevent_sink *sink,
 	}
 }
 
-static long kevent_get_events(struct kevent_queue *q, struct file *file,
-			      unsigned int min_nr, unsigned int max_nr,
+static long kevent_get_events_restart(struct restart_block *rb);
+static long kevent_wait_restart(struct restart_block *rb);
+
+/* The deadline of a new call (@expires NULL) or of a restarted one. */
+static int kevent_deadline_of(struct kevent_deadline *d, struct file *file,
 			      const struct __kernel_timespec __user *timeout,
-			      struct ukevent __user *buf, unsigned int flags)
+			      unsigned int flags, const u64 *expires)
+{
+	if (!expires)
+		return kevent_deadline_get(d, file, timeout, flags);
+	kevent_deadline_restart(d, file, *expires);
+	return 0;
+}
+
+static long kevent_get_events(int fd, unsigned int min_nr,
+			      unsigned int max_nr,
+			      const struct __kernel_timespec __user *timeout,
+			      struct ukevent __user *buf, unsigned int flags,
+			      const u64 *expires)
 {
 	struct kevent_sink sink = { .buf = buf, .want = max_nr, .max = max_nr };
 	struct kevent_deadline d;
 	struct kevent_waiter w;
-	int ret;
-
-	if (!max_nr || min_nr > max_nr)
-		return -EINVAL;
-	if (!access_ok(buf, array_size(max_nr, sizeof(*buf))))
-		return -EFAULT;
-	if (!kevent_ring_owned(q))
-		return -EPERM;
-	ret = kevent_deadline_get(&d, file, timeout, flags);
-	if (ret)
-		return ret;
-
-	kevent_waiter_init(&w, q);
-	kevent_sink_init(&sink);
-	ret = kevent_harvest_wait(q, &sink, min_nr, &w, &d);
-	kevent_sink_finish(q, &sink);
-	if (sink.done)
-		return sink.done;
-	return ret;
-}
-
-SYSCALL_DEFINE6(kevent_get_events, int, fd, unsigned int, min_nr,
-		unsigned int, max_nr,
-		const struct __kernel_timespec __user *, timeout,
-		struct ukevent __user *, buf, unsigned int, flags)
-{
 	struct kevent_queue *q;
 	struct fd f;
 	long ret;
@@ -246,29 +286,73 @@ SYSCALL_DEFINE6(kevent_get_events, int, fd, unsigned int, min_nr,
 	q = kevent_fdget(fd, &f);
 	if (IS_ERR(q))
 		return PTR_ERR(q);
-	ret = kevent_get_events(q, f.file, min_nr, max_nr, timeout, buf,
-				flags);
+	ret = -EINVAL;
+	if (!max_nr || min_nr > max_nr)
+		goto out;
+	ret = -EFAULT;
+	if (!access_ok(buf, array_size(max_nr, sizeof(*buf))))
+		goto out;
+	ret = -EPERM;
+	if (!kevent_ring_owned(q))
+		goto out;
+	ret = kevent_deadline_of(&d, f.file, timeout, flags, expires);
+	if (ret)
+		goto out;
+
+	kevent_waiter_init(&w, q);
+	kevent_sink_init(&sink);
+	ret = kevent_harvest_wait(q, &sink, min_nr, &w, &d);
+	kevent_sink_finish(q, &sink);
+	if (sink.done)
+		ret = sink.done;
+	else
+		ret = kevent_restart_with(&d, ret, kevent_get_events_restart,
+					  fd, buf, min_nr, max_nr);
+out:
 	fdput(f);
 	return ret;
 }
 
-static long kevent_wait(struct kevent_queue *q, struct file *file,
-			unsigned int num, unsigned int old_uidx,
+static long kevent_get_events_restart(struct restart_block *rb)
+{
+	u64 expires = rb->kevent.expires;
+
+	return kevent_get_events(rb->kevent.fd, rb->kevent.nr,
+				 rb->kevent.max_nr, NULL, rb->kevent.buf, 0,
+				 &expires);
+}
+
+SYSCALL_DEFINE6(kevent_get_events, int, fd, unsigned int, min_nr,
+		unsigned int, max_nr,
+		const struct __kernel_timespec __user *, timeout,
+		struct ukevent __user *, buf, unsigned int, flags)
+{
+	return kevent_get_events(fd, min_nr, max_nr, timeout, buf, flags, NULL);
+}
+
+static long kevent_wait(int fd, unsigned int num, unsigned int old_uidx,
 			const struct __kernel_timespec __user *timeout,
-			unsigned int flags)
+			unsigned int flags, const u64 *expires)
 {
 	struct kevent_sink sink = { .to_ring = true, .want = num };
 	struct kevent_deadline d;
 	struct kevent_waiter w;
-	int ret;
+	struct kevent_queue *q;
+	struct fd f;
+	long ret;
 
+	q = kevent_fdget(fd, &f);
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	ret = -EINVAL;
 	if (!q->ring || num > q->ring_size)
-		return -EINVAL;
+		goto out;
+	ret = -EPERM;
 	if (!kevent_ring_owned(q))
-		return -EPERM;
-	ret = kevent_deadline_get(&d, file, timeout, flags);
+		goto out;
+	ret = kevent_deadline_of(&d, f.file, timeout, flags, expires);
 	if (ret)
-		return ret;
+		goto out;
 
 	kevent_waiter_init(&w, q);
 	w.ring = true;
@@ -289,8 +373,21 @@ static long kevent_wait(struct kevent_queue *q, struct file *file,
 	}
 	kevent_sink_finish(q, &sink);
 	if (sink.done)
-		return sink.done;
+		ret = sink.done;
+	else
+		ret = kevent_restart_with(&d, ret, kevent_wait_restart, fd,
+					  NULL, old_uidx, num);
+out:
+	fdput(f);
 	return ret;
+}
+
+static long kevent_wait_restart(struct restart_block *rb)
+{
+	u64 expires = rb->kevent.expires;
+
+	return kevent_wait(rb->kevent.fd, rb->kevent.max_nr, rb->kevent.nr,
+			   NULL, 0, &expires);
 }
 
 SYSCALL_DEFINE5(kevent_wait, int, fd, unsigned int, num,
@@ -298,14 +395,5 @@ SYSCALL_DEFINE5(kevent_wait, int, fd, unsigned int, num,
 		const struct __kernel_timespec __user *, timeout,
 		unsigned int, flags)
 {
-	struct kevent_queue *q;
-	struct fd f;
-	long ret;
-
-	q = kevent_fdget(fd, &f);
-	if (IS_ERR(q))
-		return PTR_ERR(q);
-	ret = kevent_wait(q, f.file, num, old_uidx, timeout, flags);
-	fdput(f);
-	return ret;
+	return kevent_wait(fd, num, old_uidx, timeout, flags, NULL);
 }
