@@ -114,12 +114,14 @@ SYSCALL_DEFINE3(kevent_commit, int, fd, unsigned int, new_uidx,
 	}
 
 	/*
-	 * Threads in kevent_wait() may have been waiting for room; the
-	 * barrier of wq_has_sleeper() pairs with that of their
+	 * A commit ends the wait of every thread in kevent_wait() whose
+	 * old_uidx it made stale, and may have made room for all of them:
+	 * all are woken, and each wake function decides.  The barrier of
+	 * wq_has_sleeper() pairs with that of their
 	 * prepare_to_wait_exclusive(), as for every waker that looks first.
 	 */
 	if (ret > 0 && wq_has_sleeper(&q->wq))
-		wake_up(&q->wq);
+		wake_up_all(&q->wq);
 	fdput(f);
 	return ret;
 }
