@@ -3,6 +3,7 @@
 #   make run       boot the patched kernel in QEMU and show kevent at work
 #   make shell     boot it into a shell with the examples in /kevent/bin
 #   make check     the whole testsuite; the last line is the summary
+#   make check-fresh  make check in a fresh Debian 12 root (debootstrap)
 #   make guest-test T="ctl wait"   those tests alone, in the guest
 #   make install   the manual and the UAPI header (PREFIX, DESTDIR)
 #   make html      the HTML manual in doc/html, from man/
@@ -122,6 +123,13 @@ endif
 
 check:
 	@testsuite/check.sh
+
+# make check as a new user runs it: in a minimal Debian 12 root made
+# with debootstrap, a clone of HEAD, nothing of this machine's /usr
+# (scripts/check-fresh.sh; the root is kept in build/fresh).
+.PHONY: check-fresh
+check-fresh:
+	@scripts/check-fresh.sh
 
 # A few programs in the guest, on the kernel built already (doc/testing.md):
 #   make guest-test T="ctl wait"   a test runs with its -m32 twin
