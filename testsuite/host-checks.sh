@@ -1,9 +1,9 @@
 #!/bin/sh
 # Checks that run on the host, as TAP: the UAPI header in every language
 # mode users build it in, the ABI layout for 64 and 32 bits, checkpatch on
-# the series, and the manual (lint, every name of the headers found by
-# man -w, SYNOPSIS and fragments compiled, quoted examples identical to
-# examples/).
+# the series, the scripts' commands against scripts/deps.sh, and the
+# manual (lint, every name of the headers found by man -w, SYNOPSIS and
+# fragments compiled, quoted examples identical to examples/).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -69,6 +69,11 @@ checkpatch() {
 	return $status
 }
 check "checkpatch --strict reports nothing on the series" checkpatch
+
+# A tool that a script calls and deps.sh does not install works here,
+# where it was installed by hand, and fails on a fresh machine.
+check "every command the scripts run is in a package of scripts/deps.sh" \
+	scripts/deps-check.py
 
 check "groff -ww and mandoc -Tlint report nothing on any page" scripts/man-lint.sh
 check "every name of both headers has a page: MANPATH=man man -I -w NAME" \
