@@ -12,7 +12,9 @@
 #   make mutants   deliberate kernel mutations the suite must kill
 #
 # The first run unpacks /usr/src/linux-source-6.1.tar.xz and builds the
-# kernel into build/, which later runs reuse.
+# kernel into build/, which later runs reuse.  Every target that needs
+# a package, the kernel or the programs builds them first, so that each
+# works from a fresh clone on its own.
 
 BUILD		?= build
 PREFIX		?= /usr/local
@@ -134,14 +136,14 @@ check-fresh:
 # A few programs in the guest, on the kernel built already (doc/testing.md):
 #   make guest-test T="ctl wait"   a test runs with its -m32 twin
 .PHONY: guest-test
-guest-test:
+guest-test: deps
 	@scripts/guest-test.sh $(T)
 
 # Deliberate kernel mutations that the suite must kill (doc/testing.md):
 #   make mutants               every mutant of testsuite/mutants/
 #   make mutants M="NAME..."   those alone
 .PHONY: mutants
-mutants:
+mutants: deps kernel
 	@scripts/mutants.sh $(M)
 
 # What the hooks cost a program that does not use kevent: the kevent
@@ -152,7 +154,7 @@ hookcost:
 
 # The kernel's own selftests on the kevent kernel and without kevent.
 .PHONY: selftests-compare
-selftests-compare:
+selftests-compare: deps
 	@scripts/selftests-compare.sh
 
 # The series for LKML: a cover letter and one patch per step, made with
@@ -160,7 +162,7 @@ selftests-compare:
 # (doc/patchset.md); make patchset-bisect builds the tree after each
 # patch, at low priority.
 .PHONY: patchset patchset-bisect
-patchset:
+patchset: deps
 	@scripts/kernel.sh assemble
 	@scripts/patchset.sh all
 
@@ -172,7 +174,7 @@ patchset-bisect: patchset
 #   make peers PEERS=DIR       the folder of libevent-2.1.12-stable.tar.gz
 #   make peers PEERS_BENCH=0   without the benchmark
 .PHONY: peers
-peers:
+peers: deps kernel
 	@scripts/peers.sh all
 
 run: deps
@@ -183,7 +185,7 @@ shell: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/boot.sh shell $(BUILD)/shell.log
 
-html:
+html: deps
 	scripts/man-html.sh build
 
 install:
