@@ -182,13 +182,15 @@ cd kevent
 git log --oneline -1
 make check' 2>&1 || rc=$?
 	echo "$rc" >"$status"
-} | tee "$fresh/check.log" | awk -v start="$start" '
-	NR > 1 { print prev; fflush() }
-	{ prev = $0 }
-	END {
-		"date +%s" | getline now
-		t = now - start
-		printf "== [%4ds] check-fresh: done in %d min %d s\n", t, t / 60, t % 60
-		if (NR) print prev
-	}'
+} | tee "$fresh/check.log" | {
+	# read, unlike awk, takes a line as soon as it comes.
+	prev='' n=0
+	while IFS= read -r line; do
+		[ "$n" -eq 0 ] || printf '%s\n' "$prev"
+		prev=$line n=1
+	done
+	t=$(($(date +%s) - start))
+	printf '== [%4ds] check-fresh: done in %d min %d s\n' "$t" $((t / 60)) $((t % 60))
+	[ "$n" -eq 0 ] || printf '%s\n' "$prev"
+}
 exit "$(cat "$status" 2>/dev/null || echo 1)"
