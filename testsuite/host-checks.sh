@@ -95,5 +95,29 @@ check "every example a page quotes is identical to examples/" \
 check "the HTML manual in doc/html is built from the current pages" \
 	scripts/man-html.sh check
 
+# The cheap targets of README, each in a clone of HEAD of its own, as a
+# new user runs them: nothing built before (make peers once needed a
+# kernel that nothing built); what builds a kernel is make check's.
+fresh_clone() {
+	rm -rf "$tmp/clone" "$tmp/dest"
+	git clone -q "$top" "$tmp/clone"
+}
+target_install() {
+	fresh_clone &&
+	make -s -C "$tmp/clone" install DESTDIR="$tmp/dest" &&
+	[ -f "$tmp/dest/usr/local/include/linux/kevent.h" ] &&
+	[ -f "$tmp/dest/usr/local/share/man/man7/kevent.7" ] &&
+	make -s -C "$tmp/clone" uninstall DESTDIR="$tmp/dest" &&
+	[ -z "$(find "$tmp/dest" -type f)" ]
+}
+target_html() {
+	fresh_clone &&
+	make -s -C "$tmp/clone" html >/dev/null &&
+	git -C "$tmp/clone" status --porcelain -- doc/html >"$tmp/html" &&
+	[ ! -s "$tmp/html" ] || { cat "$tmp/html"; return 1; }
+}
+check "make install and make uninstall work in a fresh clone" target_install
+check "make html works in a fresh clone and rebuilds doc/html as committed" target_html
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
