@@ -155,6 +155,8 @@ for d in ${PEERS:-} "$top/../shared/peers" /work/shared/peers; do
 done
 [ -z "$tarball" ] || cp "$tarball" "$root/src/shared/peers/"
 
+# A run that was killed may have left its mounts.
+unmount "$root"
 trap 'unmount "$root"' EXIT
 trap 'exit 130' INT TERM
 mount -t proc proc "$root/proc"
