@@ -104,7 +104,8 @@ def shell_lines(text):
 
 
 def first_word(segment):
-    """The command word of one segment of a line, or None."""
+    """The command words of one segment of a line: its command, and
+    what a wrapper (nice, timeout, env) runs."""
     words = segment.split()
     i = 0
     while i < len(words):
@@ -124,7 +125,6 @@ def first_word(segment):
             continue
         yield w
         return
-    return
 
 
 def shell_commands(text):
