@@ -3,6 +3,7 @@
 #   make run       boot the patched kernel in QEMU and show kevent at work
 #   make shell     boot it into a shell with the examples in /kevent/bin
 #   make check     the whole testsuite; the last line is the summary
+#   make check-fresh  make check in a fresh Debian 12 root (debootstrap)
 #   make guest-test T="ctl wait"   those tests alone, in the guest
 #   make install   the manual and the UAPI header (PREFIX, DESTDIR)
 #   make html      the HTML manual in doc/html, from man/
@@ -11,7 +12,9 @@
 #   make mutants   deliberate kernel mutations the suite must kill
 #
 # The first run unpacks /usr/src/linux-source-6.1.tar.xz and builds the
-# kernel into build/, which later runs reuse.
+# kernel into build/, which later runs reuse.  Every target that needs
+# a package, the kernel or the programs builds them first, so that each
+# works from a fresh clone on its own.
 
 BUILD		?= build
 PREFIX		?= /usr/local
@@ -123,17 +126,24 @@ endif
 check:
 	@testsuite/check.sh
 
+# make check as a new user runs it: in a minimal Debian 12 root made
+# with debootstrap, a clone of HEAD, nothing of this machine's /usr
+# (scripts/check-fresh.sh; the root is kept in build/fresh).
+.PHONY: check-fresh
+check-fresh:
+	@scripts/check-fresh.sh
+
 # A few programs in the guest, on the kernel built already (doc/testing.md):
 #   make guest-test T="ctl wait"   a test runs with its -m32 twin
 .PHONY: guest-test
-guest-test:
+guest-test: deps
 	@scripts/guest-test.sh $(T)
 
 # Deliberate kernel mutations that the suite must kill (doc/testing.md):
 #   make mutants               every mutant of testsuite/mutants/
 #   make mutants M="NAME..."   those alone
 .PHONY: mutants
-mutants:
+mutants: deps kernel
 	@scripts/mutants.sh $(M)
 
 # What the hooks cost a program that does not use kevent: the kevent
@@ -144,7 +154,7 @@ hookcost:
 
 # The kernel's own selftests on the kevent kernel and without kevent.
 .PHONY: selftests-compare
-selftests-compare:
+selftests-compare: deps
 	@scripts/selftests-compare.sh
 
 # The series for LKML: a cover letter and one patch per step, made with
@@ -152,7 +162,7 @@ selftests-compare:
 # (doc/patchset.md); make patchset-bisect builds the tree after each
 # patch, at low priority.
 .PHONY: patchset patchset-bisect
-patchset:
+patchset: deps
 	@scripts/kernel.sh assemble
 	@scripts/patchset.sh all
 
@@ -164,7 +174,7 @@ patchset-bisect: patchset
 #   make peers PEERS=DIR       the folder of libevent-2.1.12-stable.tar.gz
 #   make peers PEERS_BENCH=0   without the benchmark
 .PHONY: peers
-peers:
+peers: deps kernel
 	@scripts/peers.sh all
 
 run: deps
@@ -175,7 +185,7 @@ shell: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/boot.sh shell $(BUILD)/shell.log
 
-html:
+html: deps
 	scripts/man-html.sh build
 
 install:

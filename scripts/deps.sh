@@ -7,7 +7,7 @@ packages="linux-source-6.1 qemu-system-x86 busybox-static groff mandoc
 pandoc gcc g++ gcc-multilib g++-multilib make ccache flex bison bc
 libelf-dev libssl-dev cpio xz-utils python3 perl man-db
 liburing-dev wrk httperf gnuplot-nox cmake patch git sparse
-python3-docutils python3-ply rsync python3-git"
+python3-docutils python3-ply rsync python3-git debootstrap"
 
 # ARCH=arm64: clang and LLVM (gcc-aarch64-linux-gnu conflicts with
 # gcc-multilib), arm64's C library and libgcc, QEMU for arm64, and

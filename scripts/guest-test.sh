@@ -1,7 +1,7 @@
 #!/bin/sh
 # Run a few programs of the testsuite in the guest, on the kernel that is
-# built already (scripts/kernel.sh is not run: nothing is rebuilt but the
-# programs named).
+# built already (scripts/kernel.sh is run only when there is none, as in
+# a fresh clone: nothing else is rebuilt but the programs named).
 #
 #   scripts/guest-test.sh NAME...        (make guest-test T="NAME...")
 #
@@ -57,6 +57,10 @@ for n in "$@"; do
 		exit 2
 	fi
 done
+
+obj=$build/obj${VARIANT:+-$VARIANT}
+[ -f "$obj/arch/x86/boot/bzImage" ] && [ -x "$obj/usr/gen_init_cpio" ] ||
+	scripts/kernel.sh
 
 targets=
 for n in $names $helpers; do

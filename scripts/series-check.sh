@@ -49,8 +49,12 @@ CHECKPATCH_IGNORE=ENOSYS,FILE_PATH_CHANGES
 # kernel's in these.
 SELFTEST_IGNORE=SPLIT_STRING,MSLEEP,ARRAY_SIZE,BIT_MACRO,VOLATILE,SSCANF_TO_KSTRTO,EMBEDDED_FUNCTION_NAME,TYPECAST_INT_CONSTANT,LONG_LINE_STRING,LONG_LINE_COMMENT,PARENTHESIS_ALIGNMENT,COMPARISON_TO_NULL,MULTIPLE_ASSIGNMENTS,LINE_SPACING,LEADING_SPACE,MACRO_ARG_REUSE,ASSIGN_IN_IF
 
+# git am commits, and a fresh machine has no identity for git: a fixed
+# one (am compares the trees, not the commits).
 git_() {
-	git -C "$repo" -c core.autocrlf=false -c advice.detachedHead=false "$@"
+	git -C "$repo" -c core.autocrlf=false -c advice.detachedHead=false \
+		-c user.name="kevent series check" \
+		-c user.email="series-check@example.invalid" "$@"
 }
 
 need_series() {

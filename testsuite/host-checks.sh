@@ -1,9 +1,9 @@
 #!/bin/sh
 # Checks that run on the host, as TAP: the UAPI header in every language
 # mode users build it in, the ABI layout for 64 and 32 bits, checkpatch on
-# the series, and the manual (lint, every name of the headers found by
-# man -w, SYNOPSIS and fragments compiled, quoted examples identical to
-# examples/).
+# the series, the scripts' commands against scripts/deps.sh, and the
+# manual (lint, every name of the headers found by man -w, SYNOPSIS and
+# fragments compiled, quoted examples identical to examples/).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -70,6 +70,11 @@ checkpatch() {
 }
 check "checkpatch --strict reports nothing on the series" checkpatch
 
+# A tool that a script calls and deps.sh does not install works here,
+# where it was installed by hand, and fails on a fresh machine.
+check "every command the scripts run is in a package of scripts/deps.sh" \
+	scripts/deps-check.py
+
 check "groff -ww and mandoc -Tlint report nothing on any page" scripts/man-lint.sh
 check "every name of both headers has a page: MANPATH=man man -I -w NAME" \
 	scripts/man-coverage.sh
@@ -89,6 +94,30 @@ check "every example a page quotes is identical to examples/" \
 	scripts/man-examples.sh check
 check "the HTML manual in doc/html is built from the current pages" \
 	scripts/man-html.sh check
+
+# The cheap targets of README, each in a clone of HEAD of its own, as a
+# new user runs them: nothing built before (make peers once needed a
+# kernel that nothing built); what builds a kernel is make check's.
+fresh_clone() {
+	rm -rf "$tmp/clone" "$tmp/dest"
+	git clone -q "$top" "$tmp/clone"
+}
+target_install() {
+	fresh_clone &&
+	make -s -C "$tmp/clone" install DESTDIR="$tmp/dest" &&
+	[ -f "$tmp/dest/usr/local/include/linux/kevent.h" ] &&
+	[ -f "$tmp/dest/usr/local/share/man/man7/kevent.7" ] &&
+	make -s -C "$tmp/clone" uninstall DESTDIR="$tmp/dest" &&
+	[ -z "$(find "$tmp/dest" -type f)" ]
+}
+target_html() {
+	fresh_clone &&
+	make -s -C "$tmp/clone" html >/dev/null &&
+	git -C "$tmp/clone" status --porcelain -- doc/html >"$tmp/html" &&
+	[ ! -s "$tmp/html" ] || { cat "$tmp/html"; return 1; }
+}
+check "make install and make uninstall work in a fresh clone" target_install
+check "make html works in a fresh clone and rebuilds doc/html as committed" target_html
 
 echo "1..$n"
 [ "$failed" -eq 0 ]
