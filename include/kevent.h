@@ -17,12 +17,34 @@
  * (man kevent_init, ...), which documents its wrapper.
  *
  * C99 or C++; define _GNU_SOURCE or _DEFAULT_SOURCE before the first
- * #include, as syscall(2) asks.
+ * #include, as syscall(2) asks.  The GNU modes (-std=gnu11, the default
+ * of gcc) and C++ define _DEFAULT_SOURCE already; the strict ones
+ * (-std=c99, -std=c11) do not, and get the #error below.
  */
 #ifndef KEVENT_USER_H
 #define KEVENT_USER_H
 
 #include <errno.h>
+
+/*
+ * syscall() and O_CLOEXEC are declared only with those macros; without
+ * this check a strict build fails inside kevent_probe() with an error
+ * about O_CLOEXEC that does not say what to do.  glibc tells through
+ * __USE_MISC, which <errno.h> has defined by now; another C library
+ * is judged by the macros themselves.
+ */
+#if defined(__GLIBC__)
+#if !defined(__USE_MISC)
+#define __KEVENT_NEEDS_SOURCE
+#endif
+#elif defined(__STRICT_ANSI__) && !defined(_GNU_SOURCE) && \
+	!defined(_DEFAULT_SOURCE) && !defined(_BSD_SOURCE)
+#define __KEVENT_NEEDS_SOURCE
+#endif
+#ifdef __KEVENT_NEEDS_SOURCE
+#error "<kevent.h> needs syscall(2): define _GNU_SOURCE or _DEFAULT_SOURCE before any #include"
+#else	/* the rest, which would only add errors to the one above */
+
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -128,4 +150,5 @@ static inline int kevent_commit(int fd, unsigned int new_uidx,
 			    (unsigned long)new_uidx, (unsigned long)over);
 }
 
+#endif	/* __KEVENT_NEEDS_SOURCE */
 #endif /* KEVENT_USER_H */

@@ -32,13 +32,26 @@
 # Each is compiled with gcc -std=c11 -Wall -Wextra -Werror (-Wno-unused
 # for SYNOPSIS and fragments) for 64-bit and for 32-bit x86.
 #
-# Usage: scripts/man-synopsis.sh [page...]   (default: every page)
+# With --c++, only the SYNOPSIS of each page is compiled, as C++ with
+# g++ -std=c++11: the templates and the declarations are what a C++
+# program copies, while the fragments and the examples are C.  Two
+# things of C stay allowed there: "restrict" in a prototype (as every
+# man page writes it; g++ spells it __restrict), and "= { 0 }", the C
+# idiom for a zeroed struct, which C++ accepts and which g++ -Wextra
+# flags only as a short initializer.
+#
+# Usage: scripts/man-synopsis.sh [--c++] [page...]   (default: every page)
 # Prints what failed, with the compiler's messages, and exits 1.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+lang=c
+if [ "${1:-}" = --c++ ]; then
+	lang=c++
+	shift
+fi
 
-for tool in mandoc gcc col; do
+for tool in mandoc gcc g++ col; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "man-synopsis: $tool is not installed"
 		exit 1
@@ -69,8 +82,16 @@ compile() {
 	name=$1
 	file=$2
 	shift 2
+	if [ "$lang" = c++ ]; then
+		set -- -x c++ -std=c++11 -Wno-missing-field-initializers \
+			-Drestrict=__restrict "$@"
+		cc=g++
+	else
+		set -- -std=c11 "$@"
+		cc=gcc
+	fi
 	for abi in -m64 -m32; do
-		if ! gcc $abi -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror "$@" \
+		if ! $cc $abi -D_GNU_SOURCE -Wall -Wextra -Werror "$@" \
 			-I"$inc" -fsyntax-only "$file" >"$tmp/cc.log" 2>&1; then
 			echo "man-synopsis: $name does not compile ($abi):"
 			sed 's/^/    /' "$tmp/cc.log" | head -n 40
@@ -127,6 +148,7 @@ for page in $pages; do
 	compile "$rel: SYNOPSIS" "$tmp/synopsis.c" -Wno-unused
 
 	# The fragments.
+	[ "$lang" = c ] || continue
 	grep -q '^\.\\" FRAGMENT BEGIN' "$page" || continue
 	awk -v dir="$tmp" '
 		/^\.\\" FRAGMENT BEGIN/ { n++; on = 1; f = dir "/frag" n ".c"
@@ -151,7 +173,7 @@ for page in $pages; do
 done
 
 # The examples, which the pages quote.
-if [ $# -eq 0 ]; then
+if [ $# -eq 0 ] && [ "$lang" = c ]; then
 	for ex in "$top"/examples/*.c; do
 		compile "examples/${ex##*/}" "$ex" -pthread
 	done

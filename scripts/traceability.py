@@ -17,7 +17,16 @@ The statements that must be checked:
     stay the same when the text of the entry changes;
 
   - every command and flag page of man2const (every page there that is
-    not a one-line .so alias).
+    not a one-line .so alias);
+
+  - every other statement of a page marked as tested, outside ERRORS,
+    by a roff comment right before it:
+
+        .\\" TESTED: ready-when-added
+        A registration whose socket is already ready when it is added
+
+    the ID, as for ERRORS, in lowercase words joined by '-', unique
+    within the page; its tag is [kevent_socket.7 ready-when-added].
 
 A TAP point checks a statement when its description carries a tag:
 
@@ -25,6 +34,8 @@ A TAP point checks a statement when its description carries a tag:
     [kevent_init.2 EMFILE]            the ID may be left out when the
                                       errno has one entry in the page
     [KEVENT_REQ_ET.2const]            a page as a whole
+    [kevent_socket.7 end-of-stream]   a statement marked TESTED, by
+                                      its ID
     [kevent.7 any other words]        a statement of a page; checked
                                       for the page only, not counted
 
@@ -65,6 +76,7 @@ ERRNOS = {n for n in dir(errno_module) if re.match(r'^E[A-Z0-9]+$', n)}
 def is_errno(word):
     return word in ERRNOS
 ID_LINE = re.compile(r'^\.\\"\s*ERRORS-ID:\s*(\S+)\s*$')
+TESTED_LINE = re.compile(r'^\.\\"\s*TESTED:\s*(\S+)\s*$')
 GOOD_ID = re.compile(r'^[a-z0-9]+(-[a-z0-9]+)*$')
 TAP_POINT = re.compile(r'^(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?(.*)$')
 SKIP = re.compile(r'#\s*skip', re.I)
@@ -112,12 +124,26 @@ class Entry:
         return None
 
 
+class Fact:
+    """A statement outside ERRORS marked with a TESTED: comment."""
+
+    def __init__(self, page, ident, line):
+        self.page = page
+        self.id = ident
+        self.line = line
+        self.text = ''
+
+    def tag(self):
+        return f'[{self.page.name} {self.id}]'
+
+
 class Page:
     def __init__(self, name, path):
         self.name = name            # kevent_wait.2
         self.path = path
         self.alias = None           # the .so target, for an alias
         self.entries = []
+        self.facts = []
         self.errors = []            # lint messages
 
     def need_page_tag(self):
@@ -149,7 +175,34 @@ def parse_page(name, path):
     entry = None
     state = None        # 'tag' after .TP/.TQ, 'text' after the tags
     seen = {}
+    fact = None
     for n, line in enumerate(lines, 1):
+        m = TESTED_LINE.match(line)
+        if m:
+            fact = None
+            if section == 'ERRORS':
+                page.errors.append(f'{rel}:{n}: TESTED: inside ERRORS '
+                                   '(an entry has its ERRORS-ID)')
+            elif not GOOD_ID.match(m.group(1)):
+                page.errors.append(f'{rel}:{n}: TESTED: {m.group(1)!r}: '
+                                   'use lowercase words joined by "-"')
+            elif m.group(1) in seen:
+                page.errors.append(f'{rel}:{n}: TESTED: {m.group(1)} also '
+                                   f'at line {seen[m.group(1)]}: IDs are '
+                                   'unique within a page')
+            else:
+                seen[m.group(1)] = n
+                fact = Fact(page, m.group(1), n)
+                page.facts.append(fact)
+            continue
+        if fact is not None and not line.startswith('.\\"'):
+            if len(fact.text) < 160 and not line.startswith(('.P', '.SS',
+                                                              '.SH', '.TP',
+                                                              '.IP')):
+                fact.text = (fact.text + ' ' + roff_text(line)).strip()
+        if line.startswith(('.P', '.SS', '.SH', '.TP', '.IP')) and \
+                fact is not None and fact.text:
+            fact = None
         if line.startswith('.SH '):
             section = line[4:].strip().strip('"')
             entry = state = None
@@ -242,6 +295,14 @@ def resolve(pages, page_name, rest):
         return ('page', page)
     words = rest.split()
     if not is_errno(words[0]):
+        for f in page.facts:
+            if len(words) == 1 and f.id == words[0]:
+                return ('fact', f)
+        if len(words) == 1 and GOOD_ID.match(words[0]) and '-' in words[0]:
+            ids = ', '.join(f.id for f in page.facts) or 'none'
+            return ('error', f'[{page_name} {rest}]: no statement '
+                             f'{words[0]} marked TESTED in {page_name} '
+                             f'(its IDs: {ids})')
         return ('statement', page)
     errno = words[0]
     cands = [e for e in page.entries if errno in e.errnos]
@@ -284,6 +345,7 @@ class Trace:
             if page.need_page_tag():
                 out.append(page)
             out.extend(page.entries)
+            out.extend(page.facts)
         return out
 
     def collect(self, prog, lines):
@@ -305,7 +367,7 @@ class Trace:
             kind, what = resolve(self.pages, page_name, rest)
             if kind == 'error':
                 self.bad_tags.append((prog, what))
-            elif passed and kind in ('entry', 'page'):
+            elif passed and kind in ('entry', 'page', 'fact'):
                 self.covered.setdefault(what, []).append(
                     f'{prog}: {desc[:100]}')
 
@@ -358,6 +420,9 @@ def describe(st, top=TOP):
         return (f'{st.name}: the page ({os.path.relpath(st.path, top)}); '
                 f'tag [{st.name}]')
     rel = os.path.relpath(st.page.path, top)
+    if isinstance(st, Fact):
+        return (f'{st.page.name} {st.id} ({rel}:{st.line}): '
+                f'{st.text[:90]}; tag {st.tag()}')
     errnos = '/'.join(st.errnos)
     return (f'{st.page.name} {errnos} {st.id} ({rel}:{st.line}): '
             f'{st.text[:90]}; tag {st.tag()}')
@@ -369,10 +434,12 @@ def report_lines(trace):
     entries = sum(len(p.entries) for p in trace.pages.values())
     pages_with = sum(1 for p in trace.pages.values() if p.entries)
     flag_pages = sum(1 for p in trace.pages.values() if p.need_page_tag())
-    total = entries + flag_pages
+    facts = sum(len(p.facts) for p in trace.pages.values())
+    total = entries + flag_pages + facts
     dynamic = total - len(uncovered) - sum(len(v) for v in static.values())
     summary = [f'traceability: {entries} ERRORS entries in {pages_with} '
-               f'pages, {flag_pages} command and flag pages (2const); '
+               f'pages, {flag_pages} command and flag pages (2const), '
+               f'{facts} statements marked TESTED; '
                f'{trace.tagged} of {trace.points} points tagged; '
                f'variant {trace.variant}',
                f'  {dynamic} of {total} checked by passing tagged points']

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Checks that run on the host, as TAP: the UAPI header in every language
-# mode users build it in, the ABI layout for 64 and 32 bits, checkpatch on
-# the series, the scripts' commands against scripts/deps.sh, and the
-# manual (lint, every name of the headers found by man -w, SYNOPSIS and
-# fragments compiled, quoted examples identical to examples/).
+# mode users build it in, <kevent.h> in C and C++, the ABI layout for 64
+# and 32 bits, checkpatch on the series, the scripts' commands against
+# scripts/deps.sh, and the manual (lint, every name of the headers found
+# by man -w, SYNOPSIS and fragments compiled, the SYNOPSIS as C++ too,
+# quoted examples identical to examples/).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,6 +44,30 @@ check "header compiles alone with g++ -std=c++98 -pedantic" header "g++ -x c++" 
 check "header compiles alone with g++ -std=c++17" header "g++ -x c++" -std=c++17
 check "header compiles alone with gcc -m32 -std=c90" header gcc -m32 -std=c90
 check "header compiles alone with gcc -m32 -std=c99 -pedantic" header gcc -m32 -std=c99 -pedantic
+# <kevent.h>, the wrappers: needs _GNU_SOURCE or _DEFAULT_SOURCE for
+# syscall(2) in C (a strict mode without them gets the header's #error,
+# not a missing O_CLOEXEC), nothing more in C++, where g++ defines
+# _GNU_SOURCE.
+printf "#include <kevent.h>\nint main(void) { return kevent_probe(0) ? 1 : 0; }\n" >"$tmp/k.c"
+wrappers() {
+	compiler=$1
+	shift
+	$compiler "$@" -Wall -Wextra -Werror -Iinclude -Iinclude/uapi \
+		-c "$tmp/k.c" -o "$tmp/k.o"
+}
+strict_error() {
+	! gcc -std=c99 -Iinclude -Iinclude/uapi -c "$tmp/k.c" -o "$tmp/k.o" \
+		>"$tmp/strict.log" 2>&1 &&
+	grep -q 'needs syscall(2): define _GNU_SOURCE or _DEFAULT_SOURCE' "$tmp/strict.log" &&
+	! grep -q O_CLOEXEC "$tmp/strict.log" || { cat "$tmp/strict.log"; return 1; }
+}
+check "<kevent.h> compiles with gcc -std=c99 -pedantic -D_GNU_SOURCE" wrappers gcc -std=c99 -pedantic -D_GNU_SOURCE
+check "<kevent.h> compiles with gcc -std=c11 -pedantic -D_DEFAULT_SOURCE" wrappers gcc -std=c11 -pedantic -D_DEFAULT_SOURCE
+check "<kevent.h> compiles with gcc -std=gnu11, no macro" wrappers gcc -std=gnu11
+check "<kevent.h> compiles with gcc -m32 -std=c99 -D_GNU_SOURCE" wrappers gcc -m32 -std=c99 -D_GNU_SOURCE
+check "<kevent.h> under gcc -std=c99 without the macro: its #error alone" strict_error
+check "<kevent.h> compiles with g++ -std=c++98 -pedantic" wrappers "g++ -x c++" -std=c++98 -pedantic
+check "<kevent.h> compiles with g++ -std=c++17" wrappers "g++ -x c++" -std=c++17
 check "ABI sizes and offsets pinned for 64-bit" \
 	gcc -m64 -std=c11 -D_GNU_SOURCE -Wall -Werror -Iinclude -Iinclude/uapi -fsyntax-only testsuite/host/abi.c
 check "ABI sizes and offsets pinned for 32-bit" \
@@ -90,6 +115,8 @@ check "MANPATH=man man -w 3 kevent_probe finds the page" \
 	env MANPATH="$top/man" man -w 3 kevent_probe
 check "every SYNOPSIS, fragment and example compiles with the installed headers" \
 	scripts/man-synopsis.sh
+check "every SYNOPSIS compiles as C++ with g++ -std=c++11" \
+	scripts/man-synopsis.sh --c++
 check "every example a page quotes is identical to examples/" \
 	scripts/man-examples.sh check
 check "the HTML manual in doc/html is built from the current pages" \

@@ -23,10 +23,11 @@ TAP points may carry a tag "[cell SOURCE FLAG PATH]"; the passing points
 per cell make the flag x source matrix, printed before the summary.
 
 --trace (make check) adds the traceability report of
-scripts/traceability.py: every ERRORS entry of the manual and every
-command and flag page (man2const) must be named by the tag of a passing
-point ("[kevent_wait.2 EINVAL no-ring]", "[KEVENT_REQ_ET.2const]"), or
-it fails.  --variant (normal or debug; default: debug when the log has
+scripts/traceability.py: every ERRORS entry of the manual, every
+command and flag page (man2const) and every statement marked TESTED
+must be named by the tag of a passing point ("[kevent_wait.2 EINVAL
+no-ring]", "[KEVENT_REQ_ET.2const]", "[kevent_socket.7
+end-of-stream]"), or it fails.  --variant (normal or debug; default: debug when the log has
 a kmemleak report) says whether the ENOMEM entries must be shown by
 the fault injection of this run or may be left to the debug variant.
 """
@@ -597,9 +598,9 @@ def trace_report(report, trace):
                       ' of the manual that no passing tagged point checks',
                       [traceability.describe(st) for st in uncovered])
     if good:
-        report.result('PASS', 'traceability: every ERRORS entry and every '
-                      'command and flag page is checked by a passing '
-                      'tagged point')
+        report.result('PASS', 'traceability: every ERRORS entry, every '
+                      'command and flag page and every statement marked '
+                      'TESTED is checked by a passing tagged point')
 
 
 def read_expected(report, path):
