@@ -7,7 +7,12 @@ packages="linux-source-6.1 qemu-system-x86 busybox-static groff mandoc
 pandoc gcc g++ gcc-multilib g++-multilib make ccache flex bison bc
 libelf-dev libssl-dev cpio xz-utils python3 perl man-db
 liburing-dev wrk httperf gnuplot-nox cmake patch git sparse
-python3-docutils python3-ply rsync python3-git debootstrap"
+python3-docutils python3-ply rsync python3-git debootstrap manpages
+manpages-dev procps"
+# manpages, manpages-dev and procps: the pages of other projects that
+# the manual's SEE ALSO names (epoll(7), syscall(2), proc(5),
+# sysctl(8)), which scripts/man-lint.sh finds with man -w; debootstrap
+# for make check-fresh.
 
 # ARCH=arm64: clang and LLVM (gcc-aarch64-linux-gnu conflicts with
 # gcc-multilib), arm64's C library and libgcc, QEMU for arm64, and
