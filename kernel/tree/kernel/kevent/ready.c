@@ -566,6 +566,7 @@ void kevent_sink_finish(struct kevent_queue *q, struct kevent_sink *sink)
  * leaves the list, as a harvest would drop it, unless notified meanwhile.
  */
 static bool kevent_recheck_one(struct kevent_queue *q, struct kevent *k)
+	__must_hold(&q->ready_lock)
 {
 	bool ready = true;
 	int ret;
