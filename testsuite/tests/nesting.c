@@ -489,11 +489,11 @@ static void m11_poll_hides_nothing(void)
 	__atomic_store_n(&m11_stop, 1, __ATOMIC_RELAXED);
 	pthread_join(t[0], NULL);
 	pthread_join(t[1], NULL);
-	is_int(slept, 0, "[kevent.7 level-triggered] no call on a head "
+	is_int(slept, 0, "[kevent.7 level-triggered-lasts] no call on a head "
 	       "that stays readable sleeps to its timeout while others poll "
 	       "the chain (%d calls)", calls);
 	ok(wait1(q[0], &uk, 1000) == 1 && uk.ptr == 0,
-	   "[kevent.7 level-triggered] after the pollers stop, the head "
+	   "[kevent.7 level-triggered-lasts] after the pollers stop, the head "
 	   "still reports the event");
 	ok(ready_of(q[0]) >= 1 && ready_of(q[1]) >= 1,
 	   "fdinfo: the head and the next queue still say ready");
