@@ -12,6 +12,10 @@
  *	timed_join(thread, deadline_ns)	pthread_join with a CLOCK_MONOTONIC
  *					deadline; 0 if joined
  *	wait_child(pid, ms)		its status, or -1 once killed
+ *	bounded(fn, arg, ms, "what")	one point: fn(arg) in a child
+ *					returned 0 within ms
+ *	tcp_pair(sv)			two connected TCP sockets on
+ *					127.0.0.1, or bail out
  *	dump_tasks(pid)			diag what each thread of pid does
  *	start_run("fuzz", argc, argv, 8, points, slack, &seed)
  *		"NAME [SECONDS [SEED]]": plan, watchdog at SECONDS + slack,
@@ -22,9 +26,11 @@
 #define KEVENT_TESTSUITE_HARNESS_H
 
 #include <dirent.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "tap.h"
@@ -189,6 +195,45 @@ static inline int wait_child(pid_t pid, unsigned int ms)
 		}
 		usleep(500);
 	}
+}
+
+/*
+ * Run fn in a child; it exits 0 on success.  One point: the child ended
+ * with status 0 within ms.  A child still in the kernel after SIGKILL
+ * is said so (wait_child() reaps it once it leaves).
+ */
+static inline void bounded(int (*fn)(void *), void *arg, unsigned int ms,
+		    const char *what)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		bail_out("fork: %s", strerror(errno));
+	if (!pid)
+		_exit(fn(arg) ? 1 : 0);
+	st = wait_child(pid, ms);
+	if (st == -1)
+		diag("%s: no answer within %u ms, killed", what, ms);
+	ok(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "%s (status %#x)", what, st);
+}
+
+static inline void tcp_pair(int sv[2])
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sv[0] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	must(l >= 0 && sv[0] >= 0 && !bind(l, (struct sockaddr *)&sin, len) &&
+	     !getsockname(l, (struct sockaddr *)&sin, &len) && !listen(l, 1) &&
+	     !connect(sv[0], (struct sockaddr *)&sin, len),
+	     "a TCP connection on 127.0.0.1: %s", strerror(errno));
+	sv[1] = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+	must(sv[1] >= 0, "accept4: %s", strerror(errno));
+	close(l);
 }
 
 /* What each thread of pid is doing, as diag lines: for a hang report. */

@@ -372,14 +372,18 @@ static inline struct kevent_ring *ring_alloc(unsigned int ring_size,
 	return p;
 }
 
-/* The scheduler state letter of one of our threads ('S' = sleeping). */
-static inline char thread_state(pid_t tid)
+/*
+ * The scheduler state letter ('S' sleeping, 'D' uninterruptible) of
+ * DIR/ID/stat: a process in "/proc", a thread of ours in
+ * "/proc/self/task".  '?' if it cannot be read.
+ */
+static inline char proc_state(const char *dir, pid_t id)
 {
 	char path[64], buf[512], *p;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	snprintf(path, sizeof(path), "%s/%d/stat", dir, (int)id);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return '?';
@@ -392,6 +396,12 @@ static inline char thread_state(pid_t tid)
 	if (!p || p[1] != ' ')
 		return '?';
 	return p[2];
+}
+
+/* The scheduler state letter of one of our threads ('S' = sleeping). */
+static inline char thread_state(pid_t tid)
+{
+	return proc_state("/proc/self/task", tid);
 }
 
 /* Wait up to ms for thread tid to be asleep; 1 if it is. */

@@ -60,28 +60,6 @@ static int wait_ready(int fd, unsigned int ms)
 	return 0;
 }
 
-/*
- * Run fn in a child; it exits 0 on success.  One point: the child ended
- * with status 0 within ms.  A child still in the kernel after SIGKILL
- * is said so (wait_child() reaps it once it leaves).
- */
-static void bounded(int (*fn)(void *), void *arg, unsigned int ms,
-		    const char *what)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0)
-		bail_out("fork: %s", strerror(errno));
-	if (!pid)
-		_exit(fn(arg) ? 1 : 0);
-	st = wait_child(pid, ms);
-	if (st == -1)
-		diag("%s: no answer within %u ms, killed", what, ms);
-	ok(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	   "%s (status %#x)", what, st);
-}
-
 /* C7: the caller of epoll_ctl() must not deadlock on the set's mutex. */
 static int c7_ctl_child(void *arg)
 {
