@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Resource limits and long loops: regression tests for the kernel
- * review's findings C5 (a per-user limit on registrations, timers that
- * cannot load the CPU) and M7 (huge kevent_ctl() calls, close and fdinfo
- * of a huge queue stay preemptible).
+ * review's findings C5 (a per-user limit on registrations, a per-object
+ * limit that bounds a notification's walk, timers that cannot load the
+ * CPU) and M7 (huge kevent_ctl() calls, close and fdinfo of a huge queue
+ * stay preemptible).
  *
- * The test lowers and raises fs.kevent.max_user_kevents.  A parent
- * process does nothing but restore the value once the test is over,
- * whatever becomes of it, and bound its time.
+ * The test lowers and raises fs.kevent.max_user_kevents and
+ * fs.kevent.max_object_kevents.  A parent process does nothing but
+ * restore their values once the test is over, whatever becomes of it,
+ * and bound its time.
  *
  * Usage: limits [PART...]   (default: every part)
  */
@@ -24,6 +26,15 @@
 #define RECV		KEVENT_SOCKET_RECV
 #define BROKEN_DONE	(KEVENT_RET_BROKEN | KEVENT_RET_DONE)
 #define SYSCTL		"/proc/sys/fs/kevent/max_user_kevents"
+#define OBJECT_SYSCTL	"/proc/sys/fs/kevent/max_object_kevents"
+#define OBJECT_LIMIT	1024
+/*
+ * The longest a write() or kill() may take with a full object, in ms:
+ * 1024 registrations take less than a tick of the emulated guest's
+ * clock, and one user's quota on one object took 40 to 116 ms before
+ * the limit.
+ */
+#define OBJECT_WALK_MS	20
 #define NOBODY		65534
 #define SMALL_LIMIT	1000
 
@@ -76,11 +87,11 @@ static int remove1(int q, struct ukevent uk)
 	       uk.ret_flags == KEVENT_RET_DONE;
 }
 
-static int sysctl_read(long *v)
+static int sysctl_read_path(const char *path, long *v)
 {
 	char buf[64];
 	ssize_t n;
-	int f = open(SYSCTL, O_RDONLY | O_CLOEXEC);
+	int f = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (f < 0)
 		return -1;
@@ -93,11 +104,16 @@ static int sysctl_read(long *v)
 	return 0;
 }
 
+static int sysctl_read(long *v)
+{
+	return sysctl_read_path(SYSCTL, v);
+}
+
 /* 0, or -1 with errno. */
-static int sysctl_write(long v)
+static int sysctl_write_path(const char *path, long v)
 {
 	char buf[64];
-	int f = open(SYSCTL, O_WRONLY | O_CLOEXEC), n, err;
+	int f = open(path, O_WRONLY | O_CLOEXEC), n, err;
 
 	if (f < 0)
 		return -1;
@@ -111,13 +127,24 @@ static int sysctl_write(long v)
 	return close(f);
 }
 
-/* Raise the limit to at least v, if the kernel has one. */
-static void limit_at_least(long v)
+static int sysctl_write(long v)
+{
+	return sysctl_write_path(SYSCTL, v);
+}
+
+/* Raise a limit to at least v, if the kernel has it. */
+static void sysctl_at_least(const char *path, long v)
 {
 	long cur;
 
-	if (!sysctl_read(&cur) && cur < v && sysctl_write(v))
-		bail_out("raise " SYSCTL ": %s", strerror(errno));
+	if (!sysctl_read_path(path, &cur) && cur < v &&
+	    sysctl_write_path(path, v))
+		bail_out("raise %s: %s", path, strerror(errno));
+}
+
+static void limit_at_least(long v)
+{
+	sysctl_at_least(SYSCTL, v);
 }
 
 /* Does /proc/kallsyms name KASAN?  Then the huge parts are scaled down. */
@@ -346,7 +373,9 @@ static void part_default(void)
 		bail_out("restore " SYSCTL ": %s", strerror(errno));
 }
 
-static struct ukevent big[SMALL_LIMIT + 1];
+/* Room for either limit and one entry more. */
+static struct ukevent big[(SMALL_LIMIT > OBJECT_LIMIT ? SMALL_LIMIT :
+			   OBJECT_LIMIT) + 1];
 
 static int timer_on(int q, timer_t *tid)
 {
@@ -444,6 +473,139 @@ static void part_nobody(void)
 	in_child(13, 20000, nobody_child, "C5 nobody");
 	if (have && sysctl_write(orig))
 		bail_out("restore " SYSCTL ": %s", strerror(errno));
+}
+
+static struct ukevent signal_uk(int sig, __u64 ptr)
+{
+	struct ukevent uk;
+
+	memset(&uk, 0, sizeof(uk));
+	uk.type = KEVENT_SIGNAL;
+	uk.id.raw_u64 = KEVENT_SIGNAL_NOMASK;
+	uk.id.raw[0] |= (__u32)sig;
+	uk.event = KEVENT_SIGNAL_DELIVERY;
+	uk.ptr = ptr;
+	return uk;
+}
+
+/*
+ * Fill one object with registrations, in one call of OBJECT_LIMIT + 1
+ * entries: the last comes back with ENOSPC.  Returns 1 if it did.
+ */
+static int fill_object(int q, struct ukevent (*make)(int, __u64), int id)
+{
+	int i, r;
+
+	for (i = 0; i <= OBJECT_LIMIT; i++)
+		big[i] = make(id, (__u64)i);
+	r = sys_kevent_ctl(q, KEVENT_CTL_ADD, OBJECT_LIMIT + 1, big);
+	return r == 1 && big[0].ptr == OBJECT_LIMIT &&
+	       entry_err(&big[0], ENOSPC);
+}
+
+/*
+ * The shortest of several rounds of @act on a full object, in us, each
+ * round's reports harvested.  Interrupts and the host only add time:
+ * the minimum is what the walk costs.
+ */
+static long long shortest_walk(int q, void (*act)(int), int arg)
+{
+	long long best = -1, t;
+	int round, n;
+
+	for (round = 0; round < 10; round++) {
+		t = now_ns();
+		act(arg);
+		t = (now_ns() - t) / 1000;
+		if (best < 0 || t < best)
+			best = t;
+		n = 0;
+		while (n < OBJECT_LIMIT) {
+			int got = sys_kevent_get_events(q, 1, OBJECT_LIMIT,
+							TSP(1, 0), big, 0);
+
+			if (got <= 0)
+				return -1;
+			n += got;
+		}
+	}
+	return best;
+}
+
+static int walk_pipe[2];
+
+static void write_byte(int fd)
+{
+	char c = 0;
+
+	if (write(fd, "x", 1) != 1 || read(walk_pipe[0], &c, 1) != 1)
+		_exit(3);
+}
+
+static void kill_self(int sig)
+{
+	if (kill(getpid(), sig))
+		_exit(3);
+}
+
+static void object_child(void)
+{
+	int q, q2, p2[2];
+	long long us;
+
+	cok(!setgroups(0, NULL) && !setgid(NOBODY) && !setuid(NOBODY) &&
+	    getuid() == NOBODY, "C5: the child runs as uid %d", NOBODY);
+	q = new_queue();
+	q2 = new_queue();
+	if (pipe(walk_pipe) || pipe(p2))
+		_exit(2);
+	cok(fill_object(q, pipe_uk, walk_pipe[0]),
+	    "C5: %d registrations of one pipe: the next gives ENOSPC "
+	    "[kevent_ctl.2 ENOSPC]", OBJECT_LIMIT);
+	cok(add_err(q2, pipe_uk(walk_pipe[0], 0)) == ENOSPC,
+	    "C5: the limit is per object: another queue gets ENOSPC too "
+	    "[kevent_ctl.2 ENOSPC]");
+	cok(add_err(q, pipe_uk(p2[0], 0)) == 0,
+	    "C5: ... while another pipe can be watched");
+	cok(remove1(q, pipe_uk(walk_pipe[0], 7)) &&
+	    add_err(q2, pipe_uk(walk_pipe[0], 7)) == 0,
+	    "C5: a REMOVE gives the object's slot back");
+	remove1(q, pipe_uk(p2[0], 0));
+	remove1(q2, pipe_uk(walk_pipe[0], 7));
+	add_err(q, pipe_uk(walk_pipe[0], 7));
+	us = shortest_walk(q, write_byte, walk_pipe[1]);
+	cok(us >= 0 && us < OBJECT_WALK_MS * 1000,
+	    "C5: a write() to the full pipe takes %lld us, under %d ms", us,
+	    OBJECT_WALK_MS);
+	close(q);
+	close(q2);
+
+	q = new_queue();
+	cok(fill_object(q, signal_uk, SIGUSR1),
+	    "C5: %d registrations of SIGUSR1: the next gives ENOSPC "
+	    "[kevent_ctl.2 ENOSPC]", OBJECT_LIMIT);
+	us = shortest_walk(q, kill_self, SIGUSR1);
+	cok(us >= 0 && us < OBJECT_WALK_MS * 1000,
+	    "C5: a kill() of the process takes %lld us, under %d ms", us,
+	    OBJECT_WALK_MS);
+	close(q);
+}
+
+/* fs.kevent.max_object_kevents bounds the walk of one object's kevents. */
+static void part_object(void)
+{
+	long v = -1;
+	int have;
+
+	diag("C5: fs.kevent.max_object_kevents, uid %d", NOBODY);
+	have = !sysctl_read_path(OBJECT_SYSCTL, &v);
+	ok(have && v == OBJECT_LIMIT,
+	   "C5: " OBJECT_SYSCTL " is %d by default (%ld) "
+	   "[kevent.7 max-object-kevents]", OBJECT_LIMIT, v);
+	ok(sysctl_write_path(OBJECT_SYSCTL, 0) == -1 && errno == EINVAL,
+	   "C5: a limit of 0 is refused (EINVAL) [kevent.7 max-object-kevents]");
+	limit_at_least(2 * OBJECT_LIMIT + 2);
+	in_child(8, 30000, object_child, "C5 object");
 }
 
 /*
@@ -573,6 +735,8 @@ static void part_bigctl(void)
 	int have = !sysctl_read(&orig), q, p[2], r;
 
 	limit_at_least(n_max + 1000);
+	/* One pipe carries them all: the walk of its kevents is not timed. */
+	sysctl_at_least(OBJECT_SYSCTL, n_max);
 	buf = malloc((size_t)n_max * sizeof(*buf));
 	if (!buf || pipe(p))
 		bail_out("malloc or pipe");
@@ -649,6 +813,7 @@ static const struct part parts[] = {
 	{ "nobody", 15, part_nobody },
 	{ "timers", 6, part_timers },
 	{ "bigctl", 6, part_bigctl },
+	{ "object", 10, part_object },
 };
 
 #define NPARTS (sizeof(parts) / sizeof(parts[0]))
@@ -676,9 +841,9 @@ static int worker(const int *want)
 
 int main(int argc, char **argv)
 {
-	int j, want[NPARTS] = { 0 }, any = 0, st = -1, have;
+	int j, want[NPARTS] = { 0 }, any = 0, st = -1, have, have_object;
 	unsigned int i, limit;
-	long orig, cur;
+	long orig, orig_object, cur;
 	pid_t pid;
 
 	for (j = 1; j < argc; j++) {
@@ -695,8 +860,9 @@ int main(int argc, char **argv)
 		if (!any)
 			want[i] = 1;
 
-	/* The parent restores the limit, whatever becomes of the test. */
+	/* The parent restores the limits, whatever becomes of the test. */
 	have = !sysctl_read(&orig);
+	have_object = !sysctl_read_path(OBJECT_SYSCTL, &orig_object);
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0) {
@@ -716,5 +882,10 @@ int main(int argc, char **argv)
 	if (have && (sysctl_read(&cur) || cur != orig) && sysctl_write(orig))
 		printf("# could not restore " SYSCTL " to %ld: %s\n", orig,
 		       strerror(errno));
+	if (have_object &&
+	    (sysctl_read_path(OBJECT_SYSCTL, &cur) || cur != orig_object) &&
+	    sysctl_write_path(OBJECT_SYSCTL, orig_object))
+		printf("# could not restore " OBJECT_SYSCTL " to %ld: %s\n",
+		       orig_object, strerror(errno));
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }

@@ -22,6 +22,7 @@ struct kevent_queue;
  * @lock: protects @list; taken with interrupts disabled, because objects
  *	notify from any context
  * @list: attached kevents, linked by &kevent.storage_entry
+ * @count: the length of @list, under @lock
  * @rcu: frees the storage an RCU grace period after its object went away
  *
  * An object that kevents watch points to its storage, which the first
@@ -34,6 +35,7 @@ struct kevent_storage {
 	/* protects list */
 	spinlock_t lock;
 	struct list_head list;
+	unsigned int count;
 	struct rcu_head rcu;
 };
 
@@ -160,7 +162,7 @@ struct kevent_storage *__kevent_storage_get(struct kevent_storage **slot,
 })
 
 void kevent_storage_release(struct kevent_storage *st, int err);
-void kevent_storage_attach(struct kevent_storage *st, struct kevent *k);
+int kevent_storage_attach(struct kevent_storage *st, struct kevent *k);
 void kevent_storage_detach(struct kevent *k);
 int kevent_storage_call(struct kevent *k, int (*fn)(struct kevent *k));
 void kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint);

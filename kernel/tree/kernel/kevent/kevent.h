@@ -113,6 +113,7 @@ const struct kevent_callbacks *kevent_callbacks_of(u32 type);
 
 int kevent_charge(struct user_struct *user);
 void kevent_uncharge(struct user_struct *user);
+unsigned int kevent_max_object_kevents(void);
 
 struct kevent *kevent_alloc(struct kevent_queue *q,
 			    const struct kevent_callbacks *cb,

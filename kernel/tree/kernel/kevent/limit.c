@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kevent: the per-user limit on registrations, fs.kevent.max_user_kevents.
+ * kevent: the limits on registrations, per user and per object.
  *
- * As epoll's max_user_watches: each registration counts against the user
- * who created its queue, and the default lets a user fill 4% of low
- * memory with registrations.  Memory is charged to the caller's memory
- * cgroup as well; the limit also bounds what one user can make the
- * kernel walk when a watched object notifies.
+ * fs.kevent.max_user_kevents bounds memory, as epoll's max_user_watches:
+ * each registration counts against the user who created its queue, and
+ * the default lets a user fill 4% of low memory with registrations.
+ * Memory is charged to the caller's memory cgroup as well.
+ *
+ * fs.kevent.max_object_kevents bounds time: an object's notification
+ * walks its registrations with interrupts disabled, in the context of
+ * whoever changed the object (another user's write(), kill() or timer
+ * interrupt).  epoll needs a descriptor per watch to make such a walk
+ * long; a kevent key includes the caller's ptr, so one kevent_ctl() call
+ * could hang a user's whole quota on one object.  1024 registrations
+ * are a walk of tens of microseconds, and more than any program that
+ * shares an object between threads or processes asks for.
  */
 
 #include <linux/init.h>
@@ -21,6 +29,7 @@
 #define KEVENT_COST	(sizeof(struct kevent) + 4 * sizeof(long))
 
 static long max_user_kevents __read_mostly;
+static unsigned int max_object_kevents __read_mostly = 1024;
 
 /**
  * kevent_charge - count one more registration of a user
@@ -47,6 +56,16 @@ void kevent_uncharge(struct user_struct *user)
 	atomic_long_dec(&user->kevent_registrations);
 }
 
+/**
+ * kevent_max_object_kevents - how many kevents may watch one object
+ *
+ * Return: the value of fs.kevent.max_object_kevents.
+ */
+unsigned int kevent_max_object_kevents(void)
+{
+	return READ_ONCE(max_object_kevents);
+}
+
 #ifdef CONFIG_SYSCTL
 static long long_zero;
 static long long_max = LONG_MAX;
@@ -60,6 +79,15 @@ static struct ctl_table kevent_table[] = {
 		.proc_handler	= proc_doulongvec_minmax,
 		.extra1		= &long_zero,
 		.extra2		= &long_max,
+	},
+	{
+		.procname	= "max_object_kevents",
+		.data		= &max_object_kevents,
+		.maxlen		= sizeof(max_object_kevents),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= SYSCTL_INT_MAX,
 	},
 	{ }
 };

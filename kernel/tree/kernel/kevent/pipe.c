@@ -126,13 +126,10 @@ static int kevent_pipe_enqueue(struct kevent *k)
 	 */
 	pipe_lock(pipe);
 	st = kevent_storage_get(&pipe->kevent);
-	if (st)
-		kevent_storage_attach(st, k);
+	err = st ? kevent_storage_attach(st, k) : -ENOMEM;
 	pipe_unlock(pipe);
-	if (!st) {
-		err = -ENOMEM;
+	if (err)
 		goto out;
-	}
 	/* A pipe broken already is reported as the entry's error. */
 	err = kevent_pipe_check(k);
 	if (err < 0)

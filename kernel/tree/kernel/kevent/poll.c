@@ -165,7 +165,9 @@ static int kevent_poll_enqueue(struct kevent *k)
 	p->file = file;
 	p->k = k;
 	init_poll_funcptr(&p->pt, kevent_poll_queue_proc);
-	kevent_storage_attach(st, k);
+	err = kevent_storage_attach(st, k);
+	if (err)
+		goto out;
 	revents = vfs_poll(file, &p->pt) & kevent_poll_interest(k);
 	if (p->err) {
 		err = p->err;

@@ -123,8 +123,7 @@ static int kevent_posix_timer_enqueue(struct kevent *k)
 {
 	struct kevent_posix_timer *t = kevent_priv(k);
 
-	kevent_storage_attach(t->timr->it_kevent, k);
-	return 0;
+	return kevent_storage_attach(t->timr->it_kevent, k);
 }
 
 static int kevent_posix_timer_check(struct kevent *k)

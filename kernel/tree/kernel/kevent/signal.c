@@ -217,8 +217,7 @@ static int kevent_signal_enqueue(struct kevent *k)
 
 	if (!st)
 		return -ENOMEM;
-	kevent_storage_attach(st, k);
-	return 0;
+	return kevent_storage_attach(st, k);
 }
 
 static int kevent_signal_check(struct kevent *k)

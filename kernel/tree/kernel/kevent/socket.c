@@ -201,7 +201,9 @@ static int kevent_socket_enqueue(struct kevent *k)
 		goto out;
 
 	p->sock = sock;
-	kevent_storage_attach(st, k);
+	err = kevent_storage_attach(st, k);
+	if (err)
+		goto out;
 	/* One broken already is reported as the entry's error. */
 	err = kevent_socket_state(k, sock);
 	if (err < 0)

@@ -38,6 +38,7 @@ struct kevent_storage *__kevent_storage_alloc(struct lock_class_key *key)
 	spin_lock_init(&st->lock);
 	lockdep_set_class(&st->lock, key);
 	INIT_LIST_HEAD(&st->list);
+	st->count = 0;
 	return st;
 }
 
@@ -77,26 +78,41 @@ struct kevent_storage *__kevent_storage_get(struct kevent_storage **slot,
  * kevent_storage_attach - attach a kevent to an object
  * @st: the object's storage
  * @k: the kevent, not attached anywhere yet
+ *
+ * Each notification of the object walks its kevents with interrupts
+ * disabled: their number is bounded by fs.kevent.max_object_kevents,
+ * whoever made them, so that no user can lengthen that walk without
+ * bound, whatever his own limit.
+ *
+ * Return: 0, or -ENOSPC if @st has as many kevents as the limit allows.
  */
-void kevent_storage_attach(struct kevent_storage *st, struct kevent *k)
+int kevent_storage_attach(struct kevent_storage *st, struct kevent *k)
 {
 	unsigned long flags;
+	int err = 0;
 
 	spin_lock_irqsave(&st->lock, flags);
-	list_add_tail(&k->storage_entry, &st->list);
-	rcu_assign_pointer(k->st, st);
+	if (st->count < kevent_max_object_kevents()) {
+		st->count++;
+		list_add_tail(&k->storage_entry, &st->list);
+		rcu_assign_pointer(k->st, st);
+	} else {
+		err = -ENOSPC;
+	}
 	spin_unlock_irqrestore(&st->lock, flags);
+	return err;
 }
 
 /*
- * Detach @k from its storage, whose lock is held.  Nothing touches @k
- * after the store of NULL: its queue may free it as soon as it sees it.
+ * Detach @k from @st, whose lock is held.  Nothing touches @k after the
+ * store of NULL: its queue may free it as soon as it sees it.
  */
-static void kevent_storage_unlink(struct kevent *k)
+static void kevent_storage_unlink(struct kevent_storage *st, struct kevent *k)
 {
 	if (k->cb->unhook)
 		k->cb->unhook(k);
 	list_del(&k->storage_entry);
+	st->count--;
 	/* Pairs with the acquire in kevent_storage_detach(). */
 	smp_store_release(&k->st, NULL);
 }
@@ -119,7 +135,7 @@ void kevent_storage_detach(struct kevent *k)
 		spin_lock_irqsave(&st->lock, flags);
 		/* The object's release may have come first. */
 		if (rcu_access_pointer(k->st) == st)
-			kevent_storage_unlink(k);
+			kevent_storage_unlink(st, k);
 		spin_unlock_irqrestore(&st->lock, flags);
 	}
 	rcu_read_unlock();
@@ -196,7 +212,7 @@ void kevent_storage_release(struct kevent_storage *st, int err)
 	spin_lock_irqsave(&st->lock, flags);
 	list_for_each_entry_safe(k, next, &st->list, storage_entry) {
 		kevent_object_gone(k, err);
-		kevent_storage_unlink(k);
+		kevent_storage_unlink(st, k);
 	}
 	spin_unlock_irqrestore(&st->lock, flags);
 	kfree_rcu(st, rcu);
