@@ -7,10 +7,13 @@
  * evserver example serving busybox wget.
  */
 #include <fcntl.h>
+#include <linux/sockios.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -429,6 +432,111 @@ static void test_send(const struct kind *k)
 	close(q);
 }
 
+/* What poll(2) says of fd for bits, at once. */
+static short polled(int fd, short bits)
+{
+	struct pollfd p = { .fd = fd, .events = bits };
+
+	return poll(&p, 1, 0) == 1 ? p.revents & bits : 0;
+}
+
+/* Wait until n bytes are queued to be read on fd. */
+static void queued(int fd, int n)
+{
+	long long start = now_ns();
+	int have = -1;
+
+	while (ms_since(start) < 2000 && have != n)
+		if (ioctl(fd, FIONREAD, &have))
+			bail_out("FIONREAD: %s", strerror(errno));
+	if (have != n)
+		bail_out("%d bytes queued, not %d", have, n);
+}
+
+static void set_int(int fd, int level, int name, int val, const char *what)
+{
+	if (setsockopt(fd, level, name, &val, sizeof(val)))
+		bail_out("setsockopt %s: %s", what, strerror(errno));
+}
+
+/*
+ * TCP's low-water marks, as tcp_poll() has them: RECV waits for
+ * SO_RCVLOWAT bytes, and SEND for less than half of TCP_NOTSENT_LOWAT
+ * unsent.  Four points for each TCP kind.
+ */
+static void test_lowat(const struct kind *k)
+{
+	static char buf[300000];
+	const char *n = k->name;
+	struct ukevent ev[4];
+	int q = anchored_queue(), a, b, unsent = 0, got;
+	size_t sent = 0;
+	ssize_t r;
+
+	make_pair(k, &a, &b);
+	set_int(b, SOL_SOCKET, SO_RCVLOWAT, 100, "SO_RCVLOWAT");
+	if (send(a, buf, 10, 0) != 10)
+		bail_out("send: %s", strerror(errno));
+	queued(b, 10);
+	must(!polled(b, POLLIN), "%s: poll() says no POLLIN below SO_RCVLOWAT",
+	     n);
+	is_int(add1(q, sock_uk(b, KEVENT_SOCKET_RECV, KEVENT_REQ_ONESHOT, 1)),
+	       0,
+	       "%s: RECV not ready with 10 bytes of an SO_RCVLOWAT of 100 "
+	       "[kevent_socket.7 lowat]", n);
+	if (send(a, buf, 90, 0) != 90)
+		bail_out("send: %s", strerror(errno));
+	ok(getev(q, 2000, ev, 4) == 1 &&
+	   is_ready(&ev[0], 1, KEVENT_SOCKET_RECV),
+	   "%s: RECV reported once 100 bytes are there [kevent_socket.7 lowat]",
+	   n);
+
+	/*
+	 * The peer reads nothing: once its window is full, what is sent
+	 * stays unsent.  Then 32 KiB more, far less than the send buffer,
+	 * so that only the mark decides whether the socket is writable.
+	 */
+	set_int(a, SOL_SOCKET, SO_SNDBUF, 200000, "SO_SNDBUF");
+	while (sent < sizeof(buf) && unsent < 32768) {
+		r = send(a, buf, 4096, MSG_DONTWAIT);
+		if (r <= 0)
+			break;
+		sent += (size_t)r;
+		if (ioctl(a, SIOCOUTQNSD, &unsent))
+			bail_out("SIOCOUTQNSD: %s", strerror(errno));
+	}
+	must(unsent > 1000, "%s: %d bytes of %zu left unsent", n, unsent,
+	     sent);
+	/* More than the unsent bytes, less than twice as many. */
+	set_int(a, IPPROTO_TCP, TCP_NOTSENT_LOWAT, unsent + unsent / 2,
+		"TCP_NOTSENT_LOWAT");
+	must(!polled(a, POLLOUT),
+	     "%s: poll() says no POLLOUT with %d bytes unsent of a "
+	     "TCP_NOTSENT_LOWAT of %d", n, unsent, unsent + unsent / 2);
+	is_int(add1(q, sock_uk(a, KEVENT_SOCKET_SEND, 0, 2)), 0,
+	       "%s: SEND not ready with more than half of TCP_NOTSENT_LOWAT "
+	       "unsent [kevent_socket.7 lowat]", n);
+	set_int(a, IPPROTO_TCP, TCP_NOTSENT_LOWAT, 4 * unsent,
+		"TCP_NOTSENT_LOWAT");
+	got = getev(q, 2000, ev, 4);
+	if (!ok(got == 1 && is_ready(&ev[0], 2, KEVENT_SOCKET_SEND) &&
+		polled(a, POLLOUT),
+		"%s: SEND reported, as POLLOUT, once the mark is raised "
+		"[kevent_socket.7 lowat]", n)) {
+		int sndbuf = 0, outq = 0;
+		socklen_t sl = sizeof(sndbuf);
+
+		getsockopt(a, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl);
+		ioctl(a, SIOCOUTQ, &outq);
+		diag("  got %d, POLLOUT %d, unsent %d, sent %zu, outq %d, "
+		     "sndbuf %d", got, polled(a, POLLOUT), unsent, sent, outq,
+		     sndbuf);
+	}
+	close(a);
+	close(b);
+	close(q);
+}
+
 /* ACCEPT on listening stream sockets. */
 static void test_accept(const struct kind *k)
 {
@@ -803,7 +911,7 @@ int main(void)
 {
 	unsigned int i;
 
-	plan(252);
+	plan(260);
 	tap_watchdog(55);
 	signal(SIGPIPE, SIG_IGN);
 	kevent_require();
@@ -815,6 +923,8 @@ int main(void)
 		test_send(&kinds[i]);
 		if (kinds[i].type == SOCK_STREAM)
 			test_accept(&kinds[i]);
+		if (kinds[i].family != AF_UNIX && kinds[i].type == SOCK_STREAM)
+			test_lowat(&kinds[i]);
 		test_two_queues(&kinds[i]);
 		test_close(&kinds[i]);
 	}

@@ -34,6 +34,7 @@
 #include <linux/kevent_socket.h>
 #include <net/inet_connection_sock.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 #include <net/tcp_states.h>
 
 #include "kevent.h"
@@ -68,6 +69,18 @@ static bool kevent_socket_has_data(struct sock *sk)
 	       !skb_queue_empty_lockless(&udp_sk(sk)->reader_queue);
 }
 
+/*
+ * Is there enough to read to report RECV?  As tcp_poll(), TCP waits for
+ * SO_RCVLOWAT bytes, unless its receive memory or window is short; the
+ * other protocols' poll report any data.
+ */
+static bool kevent_socket_readable(struct sock *sk, bool data)
+{
+	if (!data || !sk_is_tcp(sk))
+		return data;
+	return tcp_epollin_ready(sk, sock_rcvlowat(sk, 0, INT_MAX));
+}
+
 /* Has a listening socket a connection to accept? */
 static bool kevent_socket_can_accept(struct sock *sk)
 {
@@ -91,7 +104,11 @@ static bool kevent_socket_can_send(struct socket *sock, struct sock *sk,
 
 	if (!((1 << state) & (TCPF_ESTABLISHED | TCPF_CLOSE_WAIT)))
 		return false;
-	if (sk_stream_is_writeable(sk))
+	/*
+	 * As tcp_poll() and sk_stream_write_space(): writable once less
+	 * than half of TCP_NOTSENT_LOWAT is left unsent.
+	 */
+	if (__sk_stream_is_writeable(sk, 1))
 		return true;
 	/*
 	 * TCP calls sk_write_space() only for a socket marked as out of
@@ -103,7 +120,7 @@ static bool kevent_socket_can_send(struct socket *sock, struct sock *sk,
 	 * case the space came before the mark was seen.
 	 */
 	smp_mb__after_atomic();
-	return sk_stream_is_writeable(sk);
+	return __sk_stream_is_writeable(sk, 1);
 }
 
 /*
@@ -138,7 +155,8 @@ static int kevent_socket_state(struct kevent *k, struct socket *sock)
 		    !(data && (event & KEVENT_SOCKET_RECV)))
 			return -EPIPE;
 		if ((event & KEVENT_SOCKET_RECV) &&
-		    (data || (shutdown & RCV_SHUTDOWN)))
+		    (kevent_socket_readable(sk, data) ||
+		     (shutdown & RCV_SHUTDOWN)))
 			ready |= KEVENT_SOCKET_RECV;
 		if ((event & KEVENT_SOCKET_SEND) &&
 		    kevent_socket_can_send(sock, sk, state))
