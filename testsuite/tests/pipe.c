@@ -4,10 +4,13 @@
 #include <pthread.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/uio.h>
 
 #include "tap.h"
 #include "kevent_sys.h"
+#include "harness.h"
 
 /* ADD of one registration a test needs: bail out if it fails. */
 #define setup_add(fd, uk) \
@@ -760,11 +763,137 @@ static void test_splice(void)
 	close(q);
 }
 
+/*
+ * A splice from a pipe into a full socket sleeps with the pipe's mutex
+ * held.  The pipe's kevents neither wait for it nor, for the first one,
+ * wait for it unkillably.
+ */
+struct splicer {
+	int pipe_r;
+	int sock;
+	pid_t tid;
+};
+
+static void *splice_thread(void *arg)
+{
+	struct splicer *sp = arg;
+
+	__atomic_store_n(&sp->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	splice(sp->pipe_r, NULL, sp->sock, NULL, 4096, 0);
+	return NULL;
+}
+
+/* Wait up to 2 s for the state letter; 1 if it came. */
+static int reaches_state(const char *dir, pid_t id, char want)
+{
+	long long start = now_ns();
+
+	while (ms_since(start) < 2000) {
+		if (proc_state(dir, id) == want)
+			return 1;
+		msleep(1);
+	}
+	return 0;
+}
+
+/*
+ * A pipe with a page in it, a splicer asleep in it, its mutex held; if
+ * q >= 0, the pipe is watched in q before.
+ */
+static void start_splicer(int p[2], int s[2], int q, struct splicer *sp,
+			  pthread_t *th)
+{
+	static char page[4096];
+
+	if (pipe(p))
+		bail_out("pipe: %s", strerror(errno));
+	/* UNIX stream sockets take spliced pages without a limit; TCP waits. */
+	tcp_pair(s);
+	fcntl(s[0], F_SETFL, O_NONBLOCK);
+	while (write(s[0], page, sizeof(page)) > 0)
+		;
+	fcntl(s[0], F_SETFL, 0);
+	if (q >= 0)
+		setup_add(q, pipe_uk(p[0], SEND, KEVENT_REQ_ALWAYS_QUEUE, 1));
+	xwrite(p[1], page, sizeof(page));
+	*sp = (struct splicer){ .pipe_r = p[0], .sock = s[0] };
+	if (pthread_create(th, NULL, splice_thread, sp))
+		bail_out("pthread_create");
+	while (!__atomic_load_n(&sp->tid, __ATOMIC_ACQUIRE))
+		msleep(1);
+	must(reaches_state("/proc/self/task", sp->tid, 'S'),
+	     "the splice sleeps on the full socket");
+}
+
+/* Let the splice end: read the socket until the thread is gone. */
+static void stop_splicer(int p[2], int s[2], pthread_t th)
+{
+	char buf[65536];
+
+	fcntl(s[1], F_SETFL, O_NONBLOCK);
+	do
+		while (read(s[1], buf, sizeof(buf)) > 0)
+			;
+	while (timed_join(th, now_ns() + 10000000LL));
+	close(p[0]);
+	close(p[1]);
+	close(s[0]);
+	close(s[1]);
+}
+
+static int splice_pipe = -1;
+
+static int add_during_splice(void *arg)
+{
+	struct ukevent uk = pipe_uk(splice_pipe, RECV, 0, 2);
+	int q = sys_kevent_init(NULL, 0, 0);
+
+	(void)arg;
+	return q < 0 || add_back(q, &uk) != 1;
+}
+
+static void test_splice_holds_mutex(void)
+{
+	struct splicer sp;
+	int p[2], s[2], q = anchored_queue(), st = -1;
+	long long start;
+	pthread_t th;
+	pid_t pid;
+
+	diag("a splice into a full socket holds the pipe's mutex");
+	start_splicer(p, s, -1, &sp, &th);
+	splice_pipe = p[0];
+	/* The first ADD of a pipe waits for its mutex, but killably. */
+	pid = fork();
+	if (pid < 0)
+		bail_out("fork: %s", strerror(errno));
+	if (!pid)
+		_exit(add_during_splice(NULL));
+	must(reaches_state("/proc", pid, 'D'), "the first ADD waits");
+	kill(pid, SIGKILL);
+	start = now_ns();
+	while (waitpid(pid, &st, WNOHANG) != pid && ms_since(start) < 2000)
+		msleep(1);
+	ok(ms_since(start) < 2000 && WIFSIGNALED(st),
+	   "the first ADD of a pipe whose mutex a splice holds ends with "
+	   "SIGKILL (status %#x)", st);
+	stop_splicer(p, s, th);
+	if (waitpid(pid, &st, WNOHANG) == 0)
+		waitpid(pid, &st, 0);
+
+	start_splicer(p, s, q, &sp, &th);
+	splice_pipe = p[0];
+	bounded(add_during_splice, NULL, 2000,
+		"a later ADD of the same pipe does not wait for the splice");
+	stop_splicer(p, s, th);
+	close(q);
+}
+
 int main(void)
 {
 	int fifo;
 
-	plan(207);
+	plan(209);
 	kevent_require();
 	tap_watchdog(60);
 	test_errors();
@@ -782,5 +911,6 @@ int main(void)
 	test_close_both();
 	test_reused_fd();
 	test_splice();
+	test_splice_holds_mutex();
 	return tap_done();
 }

@@ -95,11 +95,39 @@ static int kevent_pipe_validate(const struct ukevent *uk)
 	return 0;
 }
 
+/*
+ * Whoever changes the pipe looks for kevents afterwards
+ * (pipe_kevent_notify()), and takes the storage lock if there is one:
+ * attaching under that lock means it either sees this kevent or the
+ * check that follows sees the change.  Only the first kevent of a pipe
+ * also takes the pipe's mutex, under which a change tests the storage
+ * pointer: that mutex may be held for long, by a splice into a full
+ * socket, so it is taken killably, and never again for that pipe.
+ */
+static int kevent_pipe_attach(struct pipe_inode_info *pipe, struct kevent *k)
+{
+	/*
+	 * Acquire: what the pipe's mutex ordered before the first kevent
+	 * set the pointer is seen by the check of a kevent that did not
+	 * take the mutex.
+	 */
+	struct kevent_storage *st = smp_load_acquire(&pipe->kevent);
+	int err;
+
+	if (st)
+		return kevent_storage_attach(st, k);
+	if (mutex_lock_killable(&pipe->mutex))
+		return -EINTR;
+	st = kevent_storage_get(&pipe->kevent);
+	err = st ? kevent_storage_attach(st, k) : -ENOMEM;
+	pipe_unlock(pipe);
+	return err;
+}
+
 static int kevent_pipe_enqueue(struct kevent *k)
 {
 	struct kevent_pipe *p = kevent_priv(k);
 	struct pipe_inode_info *pipe;
-	struct kevent_storage *st;
 	struct file *file;
 	int err = 0;
 
@@ -118,16 +146,7 @@ static int kevent_pipe_enqueue(struct kevent *k)
 	p->pipe = pipe;
 	p->w_counter = file->f_version;
 
-	/*
-	 * Whoever changes the pipe holds its mutex and looks for kevents
-	 * after the change (pipe_kevent_notify()): attaching under the
-	 * mutex means it either sees this kevent or the check below
-	 * sees the change.
-	 */
-	pipe_lock(pipe);
-	st = kevent_storage_get(&pipe->kevent);
-	err = st ? kevent_storage_attach(st, k) : -ENOMEM;
-	pipe_unlock(pipe);
+	err = kevent_pipe_attach(pipe, k);
 	if (err)
 		goto out;
 	/* A pipe broken already is reported as the entry's error. */

@@ -16,9 +16,9 @@
  *
  * Around them, the locks of the event sources:
  *
- * - 1) is taken outside pipe->mutex, which KEVENT_PIPE attaches under;
- *   fdinfo, which a splice may run under pipe->mutex, therefore takes
- *   2) alone, never 1).
+ * - 1) is taken outside pipe->mutex, which the first KEVENT_PIPE kevent
+ *   of a pipe attaches under, killably; fdinfo, which a splice may run
+ *   under pipe->mutex, therefore takes 2) alone, never 1).
  * - 3) nests inside siglock (KEVENT_SIGNAL), k_itimer->it_lock
  *   (KEVENT_POSIX_TIMER), the socket layer's locks and the peer_wait
  *   lock of an AF_UNIX socket (KEVENT_SOCKET), and a file's wait queue
