@@ -79,7 +79,7 @@ checkpatch() {
 	cp=$build/linux/scripts/checkpatch.pl
 	[ -x "$cp" ] || { echo "no $cp: assemble the tree first"; return 1; }
 	# ENOSYS for a type without a source is take26's ABI, which
-	# SPEC.md keeps; doc/checkpatch.md says why.
+	# the series keeps; doc/design.md says why.
 	opts="--strict --no-tree --terse --show-types --ignore ENOSYS"
 	status=0
 	for f in $(cd kernel/tree && find . -name '*.[ch]' -o -name Kconfig -o -name Makefile | sort); do

@@ -31,7 +31,7 @@ PIN(offsetof(struct kevent_ring, ring_kidx) == 0);
 PIN(offsetof(struct kevent_ring, ring_over) == 4);
 PIN(offsetof(struct kevent_ring, event) == 8);
 
-/* The values SPEC.md fixes. */
+/* take26's values, which the series keeps (doc/deviations.md). */
 PIN(KEVENT_SOCKET == 0 && KEVENT_INODE == 1 && KEVENT_TIMER == 2);
 PIN(KEVENT_POLL == 3 && KEVENT_NAIO == 4 && KEVENT_AIO == 5);
 PIN(KEVENT_PIPE == 6 && KEVENT_SIGNAL == 7 && KEVENT_POSIX_TIMER == 8);

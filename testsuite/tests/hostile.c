@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Hostile use of one queue: regression tests for the kernel review's
- * findings C1, C6, M1-M6 and issue 7 item 2 (doc/decisions: issue 7),
- * each asserting the decided behaviour.  Each group of points names its
+ * findings C1, C6, M1-M6 and the manual review's item 2 (dead objects
+ * leave the index, doc/design.md), each asserting the decided behaviour.  Each group of points names its
  * finding in a diag() line.  A call that could hang runs in a child with
  * a time bound, so that a regression is a failed point, not a hung test.
  *
@@ -1060,7 +1060,7 @@ static void test_m6(void)
 }
 
 /*
- * Issue 7 item 2: a dead object's registration leaves the index at once;
+ * Item 2: a dead object's registration leaves the index at once;
  * its BROKEN report comes once; the number can be added again.
  */
 enum obj_kind { OBJ_SOCKET, OBJ_PIPE, OBJ_FILE };
@@ -1202,7 +1202,7 @@ static void test_item2_kind(enum obj_kind kind)
 
 static void test_item2(void)
 {
-	diag("issue 7 item 2: a watched object closed: its registration "
+	diag("item 2: a watched object closed: its registration "
 	     "leaves the index at once, its BROKEN report comes once");
 	test_item2_kind(OBJ_SOCKET);
 	test_item2_kind(OBJ_PIPE);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The request flag x event source matrix (issue 12, item 6).
+ * The request flag x event source matrix.
  *
  * Every request flag (KEVENT_REQ_ONESHOT, ET, WAKEUP_ALL, LAST_CHECK,
  * ALWAYS_QUEUE) on every source (timer, poll, pipe, socket, signal, POSIX
