@@ -183,8 +183,12 @@ build() {
 	export CCACHE_DIR=${CCACHE_DIR:-$build/ccache}
 	# Paths relative to the checkout: build folders share cache hits.
 	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$top}
-	logged "$logs/$log" make -C "$tree" O="$obj" ARCH="$arch" \
-		LLVM="$llvm" CC="ccache $cc" -j"$jobs" "$image"
+	# The variables of this project's make (M= of make mutants, T=)
+	# must not reach kbuild through MAKEFLAGS: there M= names an
+	# external module, and the build fails.
+	logged "$logs/$log" env -u MAKEFLAGS -u MFLAGS make -C "$tree" \
+		O="$obj" ARCH="$arch" LLVM="$llvm" CC="ccache $cc" -j"$jobs" \
+		"$image"
 	say "kernel ready: ${obj#"$top"/}/arch/$archdir/boot/$image"
 }
 
