@@ -30,7 +30,10 @@
 #   - every program of examples/, which the pages quote.
 #
 # Each is compiled with gcc -std=c11 -Wall -Wextra -Werror (-Wno-unused
-# for SYNOPSIS and fragments) for 64-bit and for 32-bit x86.
+# for SYNOPSIS and fragments) for 64-bit and for 32-bit x86, with
+# -D_GNU_SOURCE unless the file defines it: a SYNOPSIS that says
+# "#define _GNU_SOURCE" must then compile in strict C11 with that line
+# alone, as a reader's file would.
 #
 # With --c++, only the SYNOPSIS of each page is compiled, as C++ with
 # g++ -std=c++11: the templates and the declarations are what a C++
@@ -38,7 +41,9 @@
 # things of C stay allowed there: "restrict" in a prototype (as every
 # man page writes it; g++ spells it __restrict), and "= { 0 }", the C
 # idiom for a zeroed struct, which C++ accepts and which g++ -Wextra
-# flags only as a short initializer.
+# flags only as a short initializer.  The SYNOPSIS line
+# "#define _GNU_SOURCE" is left out there: g++ defines the macro itself,
+# and says "redefined" to a program that defines it again.
 #
 # Usage: scripts/man-synopsis.sh [--c++] [page...]   (default: every page)
 # Prints what failed, with the compiler's messages, and exits 1.
@@ -90,8 +95,10 @@ compile() {
 		set -- -std=c11 "$@"
 		cc=gcc
 	fi
+	gnu=-D_GNU_SOURCE
+	grep -q '^#define _GNU_SOURCE' "$file" && gnu=
 	for abi in -m64 -m32; do
-		if ! $cc $abi -D_GNU_SOURCE -Wall -Wextra -Werror "$@" \
+		if ! $cc $abi $gnu -Wall -Wextra -Werror "$@" \
 			-I"$inc" -fsyntax-only "$file" >"$tmp/cc.log" 2>&1; then
 			echo "man-synopsis: $name does not compile ($abi):"
 			sed 's/^/    /' "$tmp/cc.log" | head -n 40
@@ -135,13 +142,14 @@ for page in $pages; do
 	placeholders=$(sed -n '/^\.SH SYNOPSIS/{n;s/^\.\\" Placeholders: //p;}' "$page")
 	{
 		echo "/* $rel: SYNOPSIS */"
+		[ "$lang" = c ] && grep '^#define _GNU_SOURCE' "$tmp/synopsis"
 		grep '^#include' "$tmp/synopsis"
 		echo "void synopsis(void);"
 		echo "void synopsis(void)"
 		echo "{"
 		[ -n "$placeholders" ] && echo "    $placeholders"
 		echo "    {"
-		grep -v '^#include' "$tmp/synopsis"
+		grep -v '^#include\|^#define _GNU_SOURCE' "$tmp/synopsis"
 		echo "    }"
 		echo "}"
 	} >"$tmp/synopsis.c"
