@@ -25,7 +25,8 @@
 #	.EE
 #	.\" <C text put after it>
 #	.\" FRAGMENT END
-#     with the roff escapes of the fragment undone;
+#     with the roff escapes of the fragment undone
+#     (scripts/man-fragments.sh writes them out);
 #
 #   - every program of examples/, which the pages quote.
 #
@@ -114,15 +115,6 @@ compile() {
 	done
 }
 
-# Undo the roff escapes that code blocks use.
-unescape() {
-	sed -e 's/\\-/-/g' -e 's/\\&//g' \
-	    -e 's/\\\[aq\]/'"'"'/g' -e 's/\\(aq/'"'"'/g' \
-	    -e 's/\\\[dq\]/"/g' -e 's/\\(dq/"/g' \
-	    -e 's/\\f[BIRP]//g' -e 's/\\f\[[BIRP]*\]//g' \
-	    -e 's/\\\[rs\]/\\/g' -e 's/\\e/\\/g'
-}
-
 for page in $pages; do
 	rel=${page#"$top"/}
 	head -n 1 "$page" | grep -q '^\.so ' && continue
@@ -158,25 +150,14 @@ for page in $pages; do
 	# The fragments.
 	[ "$lang" = c ] || continue
 	grep -q '^\.\\" FRAGMENT BEGIN' "$page" || continue
-	awk -v dir="$tmp" '
-		/^\.\\" FRAGMENT BEGIN/ { n++; on = 1; f = dir "/frag" n ".c"
-			printf "" > f; next }
-		/^\.\\" FRAGMENT END/ { on = 0; close(f); next }
-		!on { next }
-		/^\.EX/ { ex = 1; next }
-		/^\.EE/ { ex = 0; next }
-		ex { print > f; next }
-		/^\.\\" / { s = $0; sub(/^\.\\" /, "", s); print s > f; next }
-		/^\.\\"$/ { print "" > f; next }
-	' "$page"
-	for frag in "$tmp"/frag*.c; do
+	"$top/scripts/man-fragments.sh" "$page" "$tmp/frags"
+	for frag in "$tmp"/frags/frag*.c; do
 		[ -f "$frag" ] || continue
 		{
 			echo "/* $rel: ${frag##*/} */"
-			unescape <"$frag"
+			cat "$frag"
 		} >"$tmp/fragment.c"
 		compile "$rel: fragment ${frag##*/frag}" "$tmp/fragment.c" -Wno-unused
-		rm -f "$frag"
 	done
 done
 

@@ -204,6 +204,45 @@ static void test_ctl_count(void)
 	close(q);
 }
 
+/*
+ * KEVENT_CTL_ADD(2const): an event received is added again as it is;
+ * its ret_* fields are not read, and its event may change.
+ */
+static void test_add_again(void)
+{
+	struct ukevent ev, again;
+	int q = new_queue(), p[2], n;
+
+	new_pipe(p);
+	must(add1(q, fd_uk(KEVENT_PIPE, p[0], RECV, KEVENT_REQ_ONESHOT |
+			   KEVENT_REQ_ALWAYS_QUEUE, 35)) == 0, "ADD");
+	must(write(p[1], "x", 1) == 1, "write");
+	must(wait1(q, &ev, 2000) == 1 && ev.ret_flags == KEVENT_RET_DONE,
+	     "the one-shot report");
+	/* As received, and with more in ret_*: a report has none of it. */
+	again = ev;
+	again.ret_flags |= KEVENT_RET_BROKEN | KEVENT_RET_COPY_FAILED;
+	again.ret_data[0] = 0xdead;
+	again.ret_data[1] = (__u32)-EPIPE;
+	n = ctl1(q, KEVENT_CTL_ADD, &again);
+	ok(n == 0 && wait1(q, &ev, 2000) == 1 && ev.ptr == 35 &&
+	   ev.ret_flags == KEVENT_RET_DONE && ev.ret_data[0] == 0 &&
+	   ev.ret_data[1] == 0,
+	   "the report added again with BROKEN and errors in ret_*: accepted (%d), reported clean (flags %#x, ret_data %u %u) [KEVENT_CTL_ADD.2const ret-fields-ignored] [kevent.7 add-again]",
+	   n, ev.ret_flags, ev.ret_data[0], ev.ret_data[1]);
+
+	/* Its mask changed on the way back: a pipe with room is writable. */
+	ev.event = KEVENT_SOCKET_SEND;
+	n = ctl1(q, KEVENT_CTL_ADD, &ev);
+	ok(n == 0 && wait1(q, &again, 2000) == 1 && again.ptr == 35 &&
+	   again.event == KEVENT_SOCKET_SEND,
+	   "added again with SEND for RECV: accepted (%d) and reported for SEND (event %#x) [KEVENT_CTL_ADD.2const ret-fields-ignored] [kevent.7 add-again]",
+	   n, again.event);
+	close(p[0]);
+	close(p[1]);
+	close(q);
+}
+
 /* ukevent(2type): how the request flags combine. */
 static void test_flag_combinations(void)
 {
@@ -514,7 +553,7 @@ static void test_threads(void)
 
 int main(void)
 {
-	plan(26);
+	plan(28);
 	tap_watchdog(120);
 	kevent_require();
 
@@ -523,6 +562,7 @@ int main(void)
 	test_poll_event_zero();		/* 2 */
 	test_ctl_write_back();		/* 1 */
 	test_ctl_count();		/* 2 */
+	test_add_again();		/* 2 */
 	test_flag_combinations();	/* 3 */
 	test_timer_ready_count();	/* 1 */
 	test_limits();			/* 2 */
