@@ -5,16 +5,19 @@
  * fragments/NAME.c (scripts/man-fragments.sh), and this program
  * includes those files, so that a change of the page's text is a
  * change of what runs here.  The program supplies only what the page
- * leaves to the caller: handle(), serve() and add_objects().
+ * leaves to the caller: handle(), serve(), add_objects() and
+ * do_use_fd().
  *
  * The loops never return, so each runs in a child process, which
  * handle() ends with its verdict as exit status; the threaded server
  * runs in a child too, which the parent stops with SIGTERM as a user
- * would.
+ * would, and so does the example for suggested usage, which has no
+ * stop: the parent checks what its clients saw, then kills it.
  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -27,12 +30,14 @@
 void handle(const struct ukevent *ev);
 int serve(const struct ukevent *ev);
 int add_objects(void);
+int do_use_fd(int fd);
 
 #include "fragments/loop.c"
 #include "fragments/ring-loop.c"
 #include "fragments/gen.c"
 #include "fragments/threads.c"
 #include "fragments/stop.c"
+#include "fragments/suggested-usage.c"
 
 /* What handle() checks, in the child that runs a loop. */
 enum { PIPE_LOOP = 1, RING_LOOP };
@@ -372,9 +377,92 @@ static void test_threads(void)
 	munmap(tally, sizeof(*tally));
 }
 
+/*
+ * The example for suggested usage, single-threaded: clients that write
+ * and shut down their sending side; the server must read all and close
+ * each connection, which the client sees as the end of its stream.
+ */
+enum { SU_CLIENTS = 20 };
+
+int do_use_fd(int fd)
+{
+	char buf[64];
+	ssize_t len;
+
+	while ((len = read(fd, buf, sizeof(buf))) > 0)
+		atomic_fetch_add(&tally->bytes, (int)len);
+	if (len == 0) {
+		atomic_fetch_add(&tally->closed, 1);
+		return -1;
+	}
+	return 0;
+}
+
+static int server_closed(int c, long long end)
+{
+	struct pollfd pfd = { .fd = c, .events = POLLIN };
+	char b;
+
+	while (now_ns() < end)
+		if (poll(&pfd, 1, 100) == 1)
+			return read(c, &b, 1) == 0;
+	return 0;
+}
+
+static void test_suggested_usage(void)
+{
+	int clients[SU_CLIENTS], l, i, eofs = 0, alive, status;
+	struct sockaddr_un sa;
+	long long end;
+	pid_t pid;
+
+	tally = mmap(NULL, sizeof(*tally), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	must(tally != MAP_FAILED, "mmap");
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/tmp/suggested-%d",
+		 (int)getpid());
+	unlink(sa.sun_path);
+	l = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	must(l >= 0 && bind(l, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	     listen(l, SU_CLIENTS) == 0, "listener: %s", strerror(errno));
+	pid = fork();
+	must(pid >= 0, "fork");
+	if (pid == 0) {
+		suggested_usage(l);
+		_exit(BAD_EVENT);
+	}
+	close(l);
+	for (i = 0; i < SU_CLIENTS; i++) {
+		clients[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		must(clients[i] >= 0 &&
+		     connect(clients[i], (struct sockaddr *)&sa,
+			     sizeof(sa)) == 0, "connect");
+		must(write(clients[i], "hello", MSG) == MSG, "write");
+		shutdown(clients[i], SHUT_WR);
+	}
+	end = now_ns() + 30000000000LL;
+	for (i = 0; i < SU_CLIENTS; i++) {
+		eofs += server_closed(clients[i], end);
+		close(clients[i]);
+	}
+	alive = waitpid(pid, &status, WNOHANG) == 0;
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	ok(alive && eofs == SU_CLIENTS &&
+	   atomic_load(&tally->bytes) == SU_CLIENTS * MSG &&
+	   atomic_load(&tally->closed) == SU_CLIENTS,
+	   "the example for suggested usage: %d of %d connections served (%d of %d bytes) and closed by the server (%d seen by the clients), still running (%d) [kevent.7 suggested-usage]",
+	   atomic_load(&tally->closed), SU_CLIENTS,
+	   atomic_load(&tally->bytes), SU_CLIENTS * MSG, eofs, alive);
+	unlink(sa.sun_path);
+	munmap(tally, sizeof(*tally));
+}
+
 int main(void)
 {
-	plan(7);
+	plan(8);
 	tap_watchdog(120);
 	kevent_require();
 
@@ -382,5 +470,6 @@ int main(void)
 	test_ring_loop();	/* 1 */
 	test_gen();		/* 1 */
 	test_threads();		/* 4 */
+	test_suggested_usage();	/* 1 */
 	return tap_done();
 }

@@ -243,6 +243,30 @@ static void test_add_again(void)
 	close(q);
 }
 
+/* kevent(7): a one-shot entry added again after its peer closed. */
+static void test_readd_broken(void)
+{
+	struct ukevent ev;
+	int q = new_queue(), sv[2], n;
+	char c;
+
+	must(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			0, sv) == 0, "socketpair");
+	must(add1(q, fd_uk(KEVENT_SOCKET, sv[0], RECV, KEVENT_REQ_ONESHOT |
+			   KEVENT_REQ_ALWAYS_QUEUE, 36)) == 0, "ADD");
+	must(write(sv[1], "x", 1) == 1, "write");
+	must(wait1(q, &ev, 2000) == 1 && read(sv[0], &c, 1) == 1,
+	     "the one-shot report, read");
+	close(sv[1]);		/* after the read, before the ADD */
+	n = ctl1(q, KEVENT_CTL_ADD, &ev);
+	ok(n == 1 && ev.ptr == 36 && ev.ret_flags == BROKEN_DONE &&
+	   (int)ev.ret_data[1] == -EPIPE,
+	   "the report added again after the peer closed: handed back (%d), broken with -EPIPE (flags %#x, %d) [kevent.7 readd-broken]",
+	   n, ev.ret_flags, (int)ev.ret_data[1]);
+	close(sv[0]);
+	close(q);
+}
+
 /* ukevent(2type): how the request flags combine. */
 static void test_flag_combinations(void)
 {
@@ -553,7 +577,7 @@ static void test_threads(void)
 
 int main(void)
 {
-	plan(28);
+	plan(29);
 	tap_watchdog(120);
 	kevent_require();
 
@@ -563,6 +587,7 @@ int main(void)
 	test_ctl_write_back();		/* 1 */
 	test_ctl_count();		/* 2 */
 	test_add_again();		/* 2 */
+	test_readd_broken();		/* 1 */
 	test_flag_combinations();	/* 3 */
 	test_timer_ready_count();	/* 1 */
 	test_limits();			/* 2 */
