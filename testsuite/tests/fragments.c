@@ -245,11 +245,17 @@ static int serve_listener(int l)
 	while ((c = accept4(l, NULL, NULL,
 			    SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
 		n++;
-		if (c >= MAX_FD || add_socket(c, KEVENT_SOCKET_RECV) != 0) {
+		if (c >= MAX_FD) {
 			close(c);
 			continue;
 		}
+		/* Listed first: another thread may serve and close it at once. */
 		tally->open[c] = 1;
+		if (add_socket(c, KEVENT_SOCKET_RECV) != 0) {
+			tally->open[c] = 0;
+			close(c);
+			continue;
+		}
 		atomic_fetch_add(&tally->accepted, 1);
 	}
 	if (!n)
@@ -297,6 +303,35 @@ static void server(void)
 	_exit(0);
 }
 
+/* The shared tally and a nonblocking listener at /tmp/NAME-PID. */
+static int server_setup(struct sockaddr_un *sa, const char *name,
+			int backlog)
+{
+	int l;
+
+	tally = mmap(NULL, sizeof(*tally), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	must(tally != MAP_FAILED, "mmap");
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	snprintf(sa->sun_path, sizeof(sa->sun_path), "/tmp/%s-%d", name,
+		 (int)getpid());
+	unlink(sa->sun_path);
+	l = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	must(l >= 0 && bind(l, (struct sockaddr *)sa, sizeof(*sa)) == 0 &&
+	     listen(l, backlog) == 0, "listener: %s", strerror(errno));
+	return l;
+}
+
+static int client(const struct sockaddr_un *sa)
+{
+	int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	must(c >= 0 && connect(c, (const struct sockaddr *)sa,
+			       sizeof(*sa)) == 0, "connect: %s", strerror(errno));
+	return c;
+}
+
 static void test_threads(void)
 {
 	int clients[CLIENTS], l, i, status;
@@ -304,25 +339,12 @@ static void test_threads(void)
 	long long end;
 	pid_t pid;
 
-	tally = mmap(NULL, sizeof(*tally), PROT_READ | PROT_WRITE,
-		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	must(tally != MAP_FAILED, "mmap");
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "/tmp/fragments-%d",
-		 (int)getpid());
-	unlink(sa.sun_path);
-	l = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	must(l >= 0 && bind(l, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-	     listen(l, CLIENTS) == 0, "listener: %s", strerror(errno));
+	l = server_setup(&sa, "fragments", CLIENTS);
 	tally->listen_fd = l;
 
 	/* Clients that connect before the listener is watched: ready at ADD. */
 	for (i = 0; i < 4; i++) {
-		clients[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		must(clients[i] >= 0 &&
-		     connect(clients[i], (struct sockaddr *)&sa,
-			     sizeof(sa)) == 0, "connect");
+		clients[i] = client(&sa);
 	}
 	pid = fork();
 	must(pid >= 0, "fork");
@@ -330,10 +352,7 @@ static void test_threads(void)
 		server();
 	close(l);
 	for (i = 4; i < CLIENTS; i++) {
-		clients[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		must(clients[i] >= 0 &&
-		     connect(clients[i], (struct sockaddr *)&sa,
-			     sizeof(sa)) == 0, "connect");
+		clients[i] = client(&sa);
 		if (i % 8 == 0)
 			msleep(2);
 	}
@@ -416,17 +435,7 @@ static void test_suggested_usage(void)
 	long long end;
 	pid_t pid;
 
-	tally = mmap(NULL, sizeof(*tally), PROT_READ | PROT_WRITE,
-		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	must(tally != MAP_FAILED, "mmap");
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "/tmp/suggested-%d",
-		 (int)getpid());
-	unlink(sa.sun_path);
-	l = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	must(l >= 0 && bind(l, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-	     listen(l, SU_CLIENTS) == 0, "listener: %s", strerror(errno));
+	l = server_setup(&sa, "suggested", SU_CLIENTS);
 	pid = fork();
 	must(pid >= 0, "fork");
 	if (pid == 0) {
@@ -435,10 +444,7 @@ static void test_suggested_usage(void)
 	}
 	close(l);
 	for (i = 0; i < SU_CLIENTS; i++) {
-		clients[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		must(clients[i] >= 0 &&
-		     connect(clients[i], (struct sockaddr *)&sa,
-			     sizeof(sa)) == 0, "connect");
+		clients[i] = client(&sa);
 		must(write(clients[i], "hello", MSG) == MSG, "write");
 		shutdown(clients[i], SHUT_WR);
 	}

@@ -103,6 +103,15 @@ static void test_ready_at_add(void)
 	unlink(sa.sun_path);
 }
 
+/* An AF_UNIX stream pair whose first end q watches for RECV. */
+static void watched_pair(int q, int sv[2], __u32 req_flags, __u64 ptr)
+{
+	must(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			0, sv) == 0, "socketpair");
+	must(add1(q, fd_uk(KEVENT_SOCKET, sv[0], RECV, req_flags, ptr)) == 0,
+	     "ADD");
+}
+
 /* End of stream of an AF_UNIX stream, and nothing more at close. */
 static void test_end_of_stream(void)
 {
@@ -111,10 +120,7 @@ static void test_end_of_stream(void)
 	char c;
 
 	/* The peer shuts down its sending side: ready, a read of 0. */
-	must(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			0, sv) == 0, "socketpair");
-	must(add1(q, fd_uk(KEVENT_SOCKET, sv[0], RECV, KEVENT_REQ_ET, 1)) == 0,
-	     "ADD");
+	watched_pair(q, sv, KEVENT_REQ_ET, 1);
 	shutdown(sv[1], SHUT_WR);
 	n = wait1(q, &ev, 2000);
 	ok(n == 1 && ev.ret_flags == KEVENT_RET_DONE &&
@@ -250,10 +256,7 @@ static void test_readd_broken(void)
 	int q = new_queue(), sv[2], n;
 	char c;
 
-	must(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			0, sv) == 0, "socketpair");
-	must(add1(q, fd_uk(KEVENT_SOCKET, sv[0], RECV, KEVENT_REQ_ONESHOT |
-			   KEVENT_REQ_ALWAYS_QUEUE, 36)) == 0, "ADD");
+	watched_pair(q, sv, KEVENT_REQ_ONESHOT | KEVENT_REQ_ALWAYS_QUEUE, 36);
 	must(write(sv[1], "x", 1) == 1, "write");
 	must(wait1(q, &ev, 2000) == 1 && read(sv[0], &c, 1) == 1,
 	     "the one-shot report, read");
