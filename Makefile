@@ -95,6 +95,16 @@ $(GUEST_BIN)/%: testsuite/tests/%.c $(PROG_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -o $@ $<
 
+# fragments runs the fragments of kevent(7) as the page shows them: each
+# named fragment is written out of the page at build time.
+FRAGMENTS	:= $(GUEST_DIR)/fragments
+$(FRAGMENTS)/.stamp: man/man7/kevent.7 scripts/man-fragments.sh
+	scripts/man-fragments.sh man/man7/kevent.7 $(FRAGMENTS)
+	@touch $@
+$(GUEST_BIN)/fragments $(GUEST_BIN)/fragments-m32: $(FRAGMENTS)/.stamp
+$(GUEST_BIN)/fragments $(GUEST_BIN)/fragments-m32: \
+	PROG_CFLAGS += -I$(GUEST_DIR)
+
 $(GUEST_BIN)/kbench $(BENCH_BIN)/kbench: $(BENCH_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -o $@ $(BENCH_SRCS) -luring

@@ -25,12 +25,16 @@
 #	.EE
 #	.\" <C text put after it>
 #	.\" FRAGMENT END
-#     with the roff escapes of the fragment undone;
+#     with the roff escapes of the fragment undone
+#     (scripts/man-fragments.sh writes them out);
 #
 #   - every program of examples/, which the pages quote.
 #
 # Each is compiled with gcc -std=c11 -Wall -Wextra -Werror (-Wno-unused
-# for SYNOPSIS and fragments) for 64-bit and for 32-bit x86.
+# for SYNOPSIS and fragments) for 64-bit and for 32-bit x86, with
+# -D_GNU_SOURCE unless the file defines it: a SYNOPSIS that says
+# "#define _GNU_SOURCE" must then compile in strict C11 with that line
+# alone, as a reader's file would.
 #
 # With --c++, only the SYNOPSIS of each page is compiled, as C++ with
 # g++ -std=c++11: the templates and the declarations are what a C++
@@ -38,7 +42,9 @@
 # things of C stay allowed there: "restrict" in a prototype (as every
 # man page writes it; g++ spells it __restrict), and "= { 0 }", the C
 # idiom for a zeroed struct, which C++ accepts and which g++ -Wextra
-# flags only as a short initializer.
+# flags only as a short initializer.  The SYNOPSIS line
+# "#define _GNU_SOURCE" is left out there: g++ defines the macro itself,
+# and says "redefined" to a program that defines it again.
 #
 # Usage: scripts/man-synopsis.sh [--c++] [page...]   (default: every page)
 # Prints what failed, with the compiler's messages, and exits 1.
@@ -90,8 +96,10 @@ compile() {
 		set -- -std=c11 "$@"
 		cc=gcc
 	fi
+	gnu=-D_GNU_SOURCE
+	grep -q '^#define _GNU_SOURCE' "$file" && gnu=
 	for abi in -m64 -m32; do
-		if ! $cc $abi -D_GNU_SOURCE -Wall -Wextra -Werror "$@" \
+		if ! $cc $abi $gnu -Wall -Wextra -Werror "$@" \
 			-I"$inc" -fsyntax-only "$file" >"$tmp/cc.log" 2>&1; then
 			echo "man-synopsis: $name does not compile ($abi):"
 			sed 's/^/    /' "$tmp/cc.log" | head -n 40
@@ -105,15 +113,6 @@ compile() {
 			return
 		fi
 	done
-}
-
-# Undo the roff escapes that code blocks use.
-unescape() {
-	sed -e 's/\\-/-/g' -e 's/\\&//g' \
-	    -e 's/\\\[aq\]/'"'"'/g' -e 's/\\(aq/'"'"'/g' \
-	    -e 's/\\\[dq\]/"/g' -e 's/\\(dq/"/g' \
-	    -e 's/\\f[BIRP]//g' -e 's/\\f\[[BIRP]*\]//g' \
-	    -e 's/\\\[rs\]/\\/g' -e 's/\\e/\\/g'
 }
 
 for page in $pages; do
@@ -135,13 +134,14 @@ for page in $pages; do
 	placeholders=$(sed -n '/^\.SH SYNOPSIS/{n;s/^\.\\" Placeholders: //p;}' "$page")
 	{
 		echo "/* $rel: SYNOPSIS */"
+		[ "$lang" = c ] && grep '^#define _GNU_SOURCE' "$tmp/synopsis"
 		grep '^#include' "$tmp/synopsis"
 		echo "void synopsis(void);"
 		echo "void synopsis(void)"
 		echo "{"
 		[ -n "$placeholders" ] && echo "    $placeholders"
 		echo "    {"
-		grep -v '^#include' "$tmp/synopsis"
+		grep -v '^#include\|^#define _GNU_SOURCE' "$tmp/synopsis"
 		echo "    }"
 		echo "}"
 	} >"$tmp/synopsis.c"
@@ -150,25 +150,14 @@ for page in $pages; do
 	# The fragments.
 	[ "$lang" = c ] || continue
 	grep -q '^\.\\" FRAGMENT BEGIN' "$page" || continue
-	awk -v dir="$tmp" '
-		/^\.\\" FRAGMENT BEGIN/ { n++; on = 1; f = dir "/frag" n ".c"
-			printf "" > f; next }
-		/^\.\\" FRAGMENT END/ { on = 0; close(f); next }
-		!on { next }
-		/^\.EX/ { ex = 1; next }
-		/^\.EE/ { ex = 0; next }
-		ex { print > f; next }
-		/^\.\\" / { s = $0; sub(/^\.\\" /, "", s); print s > f; next }
-		/^\.\\"$/ { print "" > f; next }
-	' "$page"
-	for frag in "$tmp"/frag*.c; do
+	"$top/scripts/man-fragments.sh" "$page" "$tmp/frags"
+	for frag in "$tmp"/frags/frag*.c; do
 		[ -f "$frag" ] || continue
 		{
 			echo "/* $rel: ${frag##*/} */"
-			unescape <"$frag"
+			cat "$frag"
 		} >"$tmp/fragment.c"
 		compile "$rel: fragment ${frag##*/frag}" "$tmp/fragment.c" -Wno-unused
-		rm -f "$frag"
 	done
 done
 

@@ -103,6 +103,15 @@ static void test_ready_at_add(void)
 	unlink(sa.sun_path);
 }
 
+/* An AF_UNIX stream pair whose first end q watches for RECV. */
+static void watched_pair(int q, int sv[2], __u32 req_flags, __u64 ptr)
+{
+	must(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			0, sv) == 0, "socketpair");
+	must(add1(q, fd_uk(KEVENT_SOCKET, sv[0], RECV, req_flags, ptr)) == 0,
+	     "ADD");
+}
+
 /* End of stream of an AF_UNIX stream, and nothing more at close. */
 static void test_end_of_stream(void)
 {
@@ -111,10 +120,7 @@ static void test_end_of_stream(void)
 	char c;
 
 	/* The peer shuts down its sending side: ready, a read of 0. */
-	must(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			0, sv) == 0, "socketpair");
-	must(add1(q, fd_uk(KEVENT_SOCKET, sv[0], RECV, KEVENT_REQ_ET, 1)) == 0,
-	     "ADD");
+	watched_pair(q, sv, KEVENT_REQ_ET, 1);
 	shutdown(sv[1], SHUT_WR);
 	n = wait1(q, &ev, 2000);
 	ok(n == 1 && ev.ret_flags == KEVENT_RET_DONE &&
@@ -201,6 +207,66 @@ static void test_ctl_count(void)
 	   one, two);
 	close(a[0]);
 	close(a[1]);
+	close(q);
+}
+
+/*
+ * KEVENT_CTL_ADD(2const): an event received is added again as it is;
+ * its ret_* fields are not read, and its event may change.
+ */
+static void test_add_again(void)
+{
+	struct ukevent ev, again;
+	int q = new_queue(), p[2], n;
+
+	new_pipe(p);
+	must(add1(q, fd_uk(KEVENT_PIPE, p[0], RECV, KEVENT_REQ_ONESHOT |
+			   KEVENT_REQ_ALWAYS_QUEUE, 35)) == 0, "ADD");
+	must(write(p[1], "x", 1) == 1, "write");
+	must(wait1(q, &ev, 2000) == 1 && ev.ret_flags == KEVENT_RET_DONE,
+	     "the one-shot report");
+	/* As received, and with more in ret_*: a report has none of it. */
+	again = ev;
+	again.ret_flags |= KEVENT_RET_BROKEN | KEVENT_RET_COPY_FAILED;
+	again.ret_data[0] = 0xdead;
+	again.ret_data[1] = (__u32)-EPIPE;
+	n = ctl1(q, KEVENT_CTL_ADD, &again);
+	ok(n == 0 && wait1(q, &ev, 2000) == 1 && ev.ptr == 35 &&
+	   ev.ret_flags == KEVENT_RET_DONE && ev.ret_data[0] == 0 &&
+	   ev.ret_data[1] == 0,
+	   "the report added again with BROKEN and errors in ret_*: accepted (%d), reported clean (flags %#x, ret_data %u %u) [KEVENT_CTL_ADD.2const ret-fields-ignored] [kevent.7 add-again]",
+	   n, ev.ret_flags, ev.ret_data[0], ev.ret_data[1]);
+
+	/* Its mask changed on the way back: a pipe with room is writable. */
+	ev.event = KEVENT_SOCKET_SEND;
+	n = ctl1(q, KEVENT_CTL_ADD, &ev);
+	ok(n == 0 && wait1(q, &again, 2000) == 1 && again.ptr == 35 &&
+	   again.event == KEVENT_SOCKET_SEND,
+	   "added again with SEND for RECV: accepted (%d) and reported for SEND (event %#x) [KEVENT_CTL_ADD.2const ret-fields-ignored] [kevent.7 add-again]",
+	   n, again.event);
+	close(p[0]);
+	close(p[1]);
+	close(q);
+}
+
+/* kevent(7): a one-shot entry added again after its peer closed. */
+static void test_readd_broken(void)
+{
+	struct ukevent ev;
+	int q = new_queue(), sv[2], n;
+	char c;
+
+	watched_pair(q, sv, KEVENT_REQ_ONESHOT | KEVENT_REQ_ALWAYS_QUEUE, 36);
+	must(write(sv[1], "x", 1) == 1, "write");
+	must(wait1(q, &ev, 2000) == 1 && read(sv[0], &c, 1) == 1,
+	     "the one-shot report, read");
+	close(sv[1]);		/* after the read, before the ADD */
+	n = ctl1(q, KEVENT_CTL_ADD, &ev);
+	ok(n == 1 && ev.ptr == 36 && ev.ret_flags == BROKEN_DONE &&
+	   (int)ev.ret_data[1] == -EPIPE,
+	   "the report added again after the peer closed: handed back (%d), broken with -EPIPE (flags %#x, %d) [kevent.7 readd-broken]",
+	   n, ev.ret_flags, (int)ev.ret_data[1]);
+	close(sv[0]);
 	close(q);
 }
 
@@ -514,7 +580,7 @@ static void test_threads(void)
 
 int main(void)
 {
-	plan(26);
+	plan(29);
 	tap_watchdog(120);
 	kevent_require();
 
@@ -523,6 +589,8 @@ int main(void)
 	test_poll_event_zero();		/* 2 */
 	test_ctl_write_back();		/* 1 */
 	test_ctl_count();		/* 2 */
+	test_add_again();		/* 2 */
+	test_readd_broken();		/* 1 */
 	test_flag_combinations();	/* 3 */
 	test_timer_ready_count();	/* 1 */
 	test_limits();			/* 2 */
