@@ -70,6 +70,45 @@ struct rounds {
 	uint64_t hmin, rmin;
 };
 
+/* A byte into descriptors @base .. @base + @a - 1, around the set of @n. */
+static void write_round(struct fds *f, int n, int base, int a,
+			unsigned char *expect)
+{
+	char c = 'x';
+
+	for (int j = 0; j < a; j++) {
+		int i = (base + j) % n;
+
+		if (write(f->wfd[i], &c, 1) != 1)
+			die("write: %s", strerror(errno));
+		expect[i] = 1;
+	}
+}
+
+/*
+ * The @k events of @idx: each must be a descriptor written this round
+ * and not reported yet, whose byte is then read.
+ */
+static void take_events(const char *what, unsigned long round, struct fds *f,
+			int n, unsigned char *expect, const int *idx, int k)
+{
+	char c;
+
+	for (int j = 0; j < k; j++) {
+		int i = idx[j];
+
+		if (i < 0 || i >= n || !expect[i])
+			fail("%s: round %lu: event for descriptor %d, %s",
+			     what, round, i, i < 0 || i >= n ?
+			     "not registered" :
+			     "not written or reported already");
+		expect[i] = 0;
+		if (read(f->rfd[i], &c, 1) != 1)
+			fail("%s: descriptor %d reported, nothing to read: %s",
+			     what, i, strerror(errno));
+	}
+}
+
 /*
  * Rounds of @a writes and their harvest over descriptors 0 .. @n - 1 of
  * @f, registered with @e, for @secs seconds (at least @min_rounds).
@@ -81,8 +120,7 @@ static void run_rounds(struct engine *e, const char *what, struct fds *f,
 	unsigned char *expect = xcalloc(n, 1);
 	int *idx = xcalloc(a, sizeof(int));
 	uint64_t start, t0, t1, tr, limit = (uint64_t)(secs * 1e9);
-	int base = 0, got, k, i, j;
-	char c = 'x';
+	int base = 0, got, k;
 
 	memset(r, 0, sizeof(*r));
 	r->eintr = engine_eintr(e);
@@ -90,12 +128,7 @@ static void run_rounds(struct engine *e, const char *what, struct fds *f,
 	start = now_ns();
 	do {
 		tr = now_ns();
-		for (j = 0; j < a; j++) {
-			i = (base + j) % n;
-			if (write(f->wfd[i], &c, 1) != 1)
-				die("write: %s", strerror(errno));
-			expect[i] = 1;
-		}
+		write_round(f, n, base, a, expect);
 		for (got = 0; got < a; got += k) {
 			t0 = now_ns();
 			k = engine_harvest(e, idx, a - got, 5000);
@@ -108,20 +141,7 @@ static void run_rounds(struct engine *e, const char *what, struct fds *f,
 				fail("%s: round %lu: %d of %d events lost "
 				     "(none for 5 s)", what, r->rounds, a - got,
 				     a);
-			for (j = 0; j < k; j++) {
-				i = idx[j];
-				if (i < 0 || i >= n || !expect[i])
-					fail("%s: round %lu: event for "
-					     "descriptor %d, %s", what,
-					     r->rounds, i,
-					     i < 0 || i >= n ? "not registered" :
-					     "not written or reported already");
-				expect[i] = 0;
-				if (read(f->rfd[i], &c, 1) != 1)
-					fail("%s: descriptor %d reported, "
-					     "nothing to read: %s", what, i,
-					     strerror(errno));
-			}
+			take_events(what, r->rounds, f, n, expect, idx, k);
 		}
 		base = (base + a) % n;
 		t1 = now_ns();
@@ -140,6 +160,50 @@ static void run_rounds(struct engine *e, const char *what, struct fds *f,
 	free(idx);
 }
 
+/*
+ * The counted rounds: @rounds of them between two markers, and no clock
+ * read, so that what the plugin counts is the writes, the harvest and
+ * the reads alone.  @e is NULL for the null round: the same writes and
+ * the same reads, with no mechanism between them, whose count is taken
+ * from the others' to give each mechanism's own.  Return the harvest
+ * calls made.
+ */
+static unsigned long count_rounds(struct engine *e, const char *what,
+				  struct fds *f, int n, int a,
+				  unsigned long rounds)
+{
+	unsigned char *expect = xcalloc(n, 1);
+	int *idx = xcalloc(a, sizeof(int));
+	unsigned long r, calls = 0;
+	int base = 0, got, k;
+
+	MARK(MARK_BEGIN);
+	for (r = 0; r < rounds; r++) {
+		write_round(f, n, base, a, expect);
+		for (got = 0; got < a; got += k) {
+			if (e) {
+				k = engine_harvest(e, idx, a - got, 5000);
+				calls++;
+			} else {
+				for (k = 0; k < a; k++)
+					idx[k] = (base + k) % n;
+			}
+			if (k == 0)
+				fail("%s: round %lu: %d of %d events lost "
+				     "(none for 5 s)", what, r, a - got, a);
+			take_events(what, r, f, n, expect, idx, k);
+		}
+		base = (base + a) % n;
+	}
+	MARK(MARK_END);
+	if (e && (k = engine_harvest(e, idx, a, 0)))
+		fail("%s: %d events after the last round (duplicates), "
+		     "first for descriptor %d", what, k, idx[0]);
+	free(expect);
+	free(idx);
+	return calls;
+}
+
 static void usage_mechs(int *use, const char *list)
 {
 	if (parse_mechs(list, use))
@@ -148,10 +212,15 @@ static void usage_mechs(int *use, const char *list)
 
 /*
  * kbench harvest [-n N] [-a A] [-k pipe|unix] [-m MECHS] [-b BATCH]
+ *                [-R ROUNDS]
+ *
+ * -R: the counted bench, ROUNDS rounds between two markers for each
+ * mechanism (null among them), instead of rounds for a given time.
  */
 int wl_harvest(int argc, char **argv)
 {
 	int n = 1000, a = 100, batch = 1024, use[M_NR], ch, rep, m;
+	unsigned long count = 0, calls;
 	enum kind kind = K_PIPE;
 	struct engine *e;
 	struct rounds r;
@@ -159,19 +228,22 @@ int wl_harvest(int argc, char **argv)
 	char what[64];
 
 	usage_mechs(use, "ring,getev,epoll-lt,epoll-et,uring,poll");
-	while ((ch = getopt(argc, argv, "n:a:k:m:b:")) != -1) {
+	while ((ch = getopt(argc, argv, "n:a:k:m:b:R:")) != -1) {
 		switch (ch) {
+		case 'R': count = strtoul(optarg, NULL, 0); break;
 		case 'n': n = atoi(optarg); break;
 		case 'a': a = atoi(optarg); break;
 		case 'b': batch = atoi(optarg); break;
 		case 'k': kind = strcmp(optarg, "unix") ? K_PIPE : K_UNIX; break;
 		case 'm': usage_mechs(use, optarg); break;
 		default: die("usage: harvest [-n N] [-a A] [-k pipe|unix] "
-			     "[-m MECHS] [-b BATCH]");
+			     "[-m MECHS] [-b BATCH] [-R ROUNDS]");
 		}
 	}
 	if (a > n || a > batch)
 		die("harvest: A must be at most N and the batch");
+	if (use[M_NULL] && !count)
+		die("harvest: the null mechanism is for the counted bench (-R)");
 	raise_nofile(2L * n + 64);
 	make_fds(&f, n, kind);
 	for (rep = 1; rep <= opt.reps; rep++) {
@@ -180,6 +252,29 @@ int wl_harvest(int argc, char **argv)
 				continue;
 			snprintf(what, sizeof(what), "harvest %s n=%d",
 				 mech_name[m], n);
+			if (count) {
+				e = NULL;
+				if (m != M_NULL) {
+					e = engine_new(m, n, batch);
+					engine_add(e, f.rfd, 0, n, kind);
+				}
+				calls = count_rounds(e, what, &f, n, a, count);
+				if (e && engine_rearms(e))
+					fail("%s: %lu multishot polls ended",
+					     what, engine_rearms(e));
+				if (e)
+					engine_free(e);
+				counted("wl=harvest kind=%s n=%d ready=%d "
+					"mech=%s rep=%d events=%lu rounds=%lu "
+					"calls=%lu", kind == K_PIPE ? "pipe" :
+					"unix", n, a, mech_name[m], rep,
+					count * a, count, calls);
+				if (opt.smoke)
+					tap_ok("%s a=%d: %lu counted rounds, "
+					       "none lost or repeated", what, a,
+					       count);
+				continue;
+			}
 			e = engine_new(m, n, batch);
 			engine_add(e, f.rfd, 0, n, kind);
 			run_rounds(e, what, &f, n, a, opt.secs, 3, &r);

@@ -65,6 +65,19 @@ void result(const char *fmt, ...)
 	fflush(stdout);
 }
 
+/* The result of a counted phase, printed after its MARK_END. */
+void counted(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("COUNT ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
 void tap_ok(const char *fmt, ...)
 {
 	va_list ap;
