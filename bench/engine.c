@@ -148,6 +148,7 @@ static void kevent_entry(struct ukevent *uk, int fd, int idx, enum kind kind,
 		uk->event = KEVENT_SOCKET_RECV;
 		break;
 	case K_UNIX:
+	case K_TCP:
 		uk->type = KEVENT_SOCKET;
 		uk->event = KEVENT_SOCKET_RECV;
 		break;

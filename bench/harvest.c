@@ -3,7 +3,8 @@
  * Workloads 1 and 3: the harvest, in the shape of Eric Dumazet's
  * epoll_bench (2006), and its scaling with idle registrations.
  *
- * N pipes (or AF_UNIX socket pairs) are registered; each round writes a
+ * N pipes (or AF_UNIX socket pairs, or TCP loopback connections) are
+ * registered; each round writes a
  * byte into A of them, taken in turn around the set, then harvests until
  * A events came, reading each reported byte as it goes.  Every event
  * must name a descriptor written this round and not reported yet; at
@@ -18,6 +19,9 @@
  */
 #include <getopt.h>
 #include <sys/eventfd.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -29,24 +33,69 @@ struct fds {
 	int *rfd, *wfd;
 };
 
+static const char *const kind_name[] = {
+	[K_PIPE] = "pipe",
+	[K_UNIX] = "unix",
+	[K_TCP] = "tcp",
+};
+
+/*
+ * A TCP connection over loopback, made with @lfd listening: the
+ * accepted end reads, the connecting end writes, without Nagle's delay
+ * (a byte a round would otherwise wait for the delayed ACK).
+ */
+static void tcp_pair(int lfd, int p[2])
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	int one = 1;
+
+	if (getsockname(lfd, (struct sockaddr *)&sin, &len))
+		die("getsockname: %s", strerror(errno));
+	p[1] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (p[1] < 0 || connect(p[1], (struct sockaddr *)&sin, len))
+		die("TCP connect: %s", strerror(errno));
+	p[0] = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (p[0] < 0)
+		die("accept: %s", strerror(errno));
+	if (setsockopt(p[1], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) ||
+	    fcntl(p[1], F_SETFL, O_NONBLOCK))
+		die("TCP_NODELAY: %s", strerror(errno));
+}
+
 static void make_fds(struct fds *f, int n, enum kind kind)
 {
-	int p[2];
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int p[2], lfd = -1, ret;
 
 	f->n = n;
 	f->kind = kind;
 	f->rfd = xcalloc(n, sizeof(int));
 	f->wfd = xcalloc(n, sizeof(int));
+	if (kind == K_TCP) {
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (lfd < 0 || bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) ||
+		    listen(lfd, 16))
+			die("TCP listener: %s", strerror(errno));
+	}
 	for (int i = 0; i < n; i++) {
-		if (kind == K_PIPE ? pipe2(p, O_CLOEXEC | O_NONBLOCK) :
-		    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
-			       SOCK_NONBLOCK, 0, p))
-			die("%s %d of %d: %s",
-			    kind == K_PIPE ? "pipe" : "socketpair", i, n,
+		ret = 0;
+		if (kind == K_PIPE)
+			ret = pipe2(p, O_CLOEXEC | O_NONBLOCK);
+		else if (kind == K_UNIX)
+			ret = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
+					 SOCK_NONBLOCK, 0, p);
+		else
+			tcp_pair(lfd, p);
+		if (ret)
+			die("%s %d of %d: %s", kind_name[kind], i, n,
 			    strerror(errno));
 		f->rfd[i] = p[0];
 		f->wfd[i] = p[1];
 	}
+	if (lfd >= 0)
+		close(lfd);
 }
 
 static void free_fds(struct fds *f)
@@ -211,7 +260,7 @@ static void usage_mechs(int *use, const char *list)
 }
 
 /*
- * kbench harvest [-n N] [-a A] [-k pipe|unix] [-m MECHS] [-b BATCH]
+ * kbench harvest [-n N] [-a A] [-k pipe|unix|tcp] [-m MECHS] [-b BATCH]
  *                [-R ROUNDS]
  *
  * -R: the counted bench, ROUNDS rounds between two markers for each
@@ -234,9 +283,12 @@ int wl_harvest(int argc, char **argv)
 		case 'n': n = atoi(optarg); break;
 		case 'a': a = atoi(optarg); break;
 		case 'b': batch = atoi(optarg); break;
-		case 'k': kind = strcmp(optarg, "unix") ? K_PIPE : K_UNIX; break;
+		case 'k':
+			kind = !strcmp(optarg, "unix") ? K_UNIX :
+			       !strcmp(optarg, "tcp") ? K_TCP : K_PIPE;
+			break;
 		case 'm': usage_mechs(use, optarg); break;
-		default: die("usage: harvest [-n N] [-a A] [-k pipe|unix] "
+		default: die("usage: harvest [-n N] [-a A] [-k pipe|unix|tcp] "
 			     "[-m MECHS] [-b BATCH] [-R ROUNDS]");
 		}
 	}
@@ -266,8 +318,7 @@ int wl_harvest(int argc, char **argv)
 					engine_free(e);
 				counted("wl=harvest kind=%s n=%d ready=%d "
 					"mech=%s rep=%d events=%lu rounds=%lu "
-					"calls=%lu", kind == K_PIPE ? "pipe" :
-					"unix", n, a, mech_name[m], rep,
+					"calls=%lu", kind_name[kind], n, a, mech_name[m], rep,
 					count * a, count, calls);
 				if (opt.smoke)
 					tap_ok("%s a=%d: %lu counted rounds, "
@@ -286,7 +337,7 @@ int wl_harvest(int argc, char **argv)
 				tap_ok("harvest %s %s n=%d a=%d: %lu events "
 				       "in %lu rounds, none lost or repeated",
 				       mech_name[m],
-				       kind == K_PIPE ? "pipe" : "unix", n, a,
+				       kind_name[kind], n, a,
 				       r.events, r.rounds);
 				continue;
 			}
@@ -294,7 +345,7 @@ int wl_harvest(int argc, char **argv)
 			       "rep=%d evs=%.0f hevs=%.0f events=%lu "
 			       "rounds=%lu calls=%lu eintr=%lu hmin=%llu "
 			       "rmin=%llu",
-			       kind == K_PIPE ? "pipe" : "unix", n, a,
+			       kind_name[kind], n, a,
 			       mech_name[m], rep, r.events * 1e9 / r.ns,
 			       r.events * 1e9 / r.harvest_ns, r.events,
 			       r.rounds, r.calls, r.eintr,

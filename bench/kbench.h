@@ -90,6 +90,7 @@ int cmp_u64(const void *a, const void *b);
 enum kind {
 	K_PIPE,		/* read end of a pipe: KEVENT_PIPE */
 	K_UNIX,		/* AF_UNIX stream socket: KEVENT_SOCKET */
+	K_TCP,		/* TCP loopback connection: KEVENT_SOCKET */
 	K_IDLE,		/* eventfd that never fires: KEVENT_POLL */
 };
 
