@@ -275,6 +275,36 @@ def report(phases, own):
         lines += table(['mechanism', 'total', 'kernel', 'user', 'syscalls',
                         'in own functions', 'max/min'], rows)
         lines.append('')
+    scale = {}
+    for p in phases:
+        i = p.info
+        if i.get('wl') == 'scale':
+            scale.setdefault((int(i['idle']), i['mech']), []).append(p)
+    if scale:
+        idles = sorted({k[0] for k in scale})
+        ready = next(iter(scale.values()))[0].info['ready']
+        lines.append(f'**Instructions per event beside idle registrations** '
+                     f'({ready} of {ready} pipes ready a round, beside idle '
+                     f'eventfds, KEVENT_POLL for kevent; whole round, '
+                     f'minimum of {reps}; last column: the largest over '
+                     f'the smallest):')
+        lines.append('')
+        rows = []
+        for m, title in HARVEST:
+            if not any((i, m) in scale for i in idles):
+                continue
+            vals = []
+            for i in idles:
+                ps = scale.get((i, m))
+                vals.append(best(ps)[0].total / ps[0].events if ps
+                            else None)
+            got = [v for v in vals if v]
+            rows.append([title] + ['-' if v is None else f0(v)
+                                   for v in vals] +
+                        [f'{max(got) / min(got):.3f}' if got else '-'])
+        lines += table(['mechanism'] + [f'{i:,} idle' for i in idles] +
+                       ['spread'], rows)
+        lines.append('')
     return lines
 
 

@@ -26,11 +26,12 @@ counted)
 	# each set (KIND:SIZE), the minimum of 5 repetitions.
 	T=0 R=5 STAGES=counted CROUNDS=200 CREADY="1 8 64"
 	CSETS="pipe:1000 unix:1000 tcp:1000 pipe:10000" CCN=1024 CCYCLES=2
+	CSCALE=100,1000,10000,100000
 	;;
 counted-smoke)
 	# make check: every counted workload, small, once.
 	T=0 R=1 STAGES=counted CROUNDS=10 CREADY="1 8"
-	CSETS="pipe:100 unix:20 tcp:20" CCN=64 CCYCLES=1
+	CSETS="pipe:100 unix:20 tcp:20" CCN=64 CCYCLES=1 CSCALE=10,100
 	;;
 kernel)
 	# Before and after a kernel change: the workloads that exercise
@@ -105,6 +106,9 @@ if want counted; then
 	done
 	run kbench -r "$R" churn -n "$CCN" -C "$CCYCLES" \
 		-v kevent-1,kevent-8,kevent-64,kevent-poll-64,epoll,uring-1,uring-8,uring-64
+	# 64 of 64 pipes ready a round, beside idle eventfds.
+	run kbench -r "$R" scale -i "$CSCALE" -a 64 -R "$CROUNDS" \
+		-m ring,getev,epoll-et,epoll-lt,uring
 fi
 if want harvest; then
 	stage harvest

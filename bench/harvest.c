@@ -372,17 +372,19 @@ static int parse_list(const char *s, int *v, int max)
 }
 
 /*
- * kbench scale [-i IDLE,IDLE,...] [-a A] [-m MECHS]
+ * kbench scale [-i IDLE,IDLE,...] [-a A] [-m MECHS] [-R ROUNDS]
  *
  * One instance per mechanism holds the idle registrations (eventfds,
  * which never fire), grown from one size to the next; the A active
  * pipes are registered for each run and removed after it, so that the
- * instances never see each other's events.
+ * instances never see each other's events.  -R: the counted bench,
+ * ROUNDS rounds between markers, as for harvest.
  */
 int wl_scale(int argc, char **argv)
 {
 	int sizes[8], nsizes, a = 100, use[M_NR], ch, rep, m, s, maxidle;
 	int *allfd, have = 0;
+	unsigned long count = 0, calls;
 	struct engine *e[M_NR] = { 0 };
 	struct rounds r;
 	struct fds f;
@@ -390,16 +392,19 @@ int wl_scale(int argc, char **argv)
 
 	nsizes = parse_list("10,1000,10000,100000", sizes, 8);
 	usage_mechs(use, "ring,getev,epoll-lt,epoll-et,uring");
-	while ((ch = getopt(argc, argv, "i:a:m:")) != -1) {
+	while ((ch = getopt(argc, argv, "i:a:m:R:")) != -1) {
 		switch (ch) {
+		case 'R': count = strtoul(optarg, NULL, 0); break;
 		case 'i': nsizes = parse_list(optarg, sizes, 8); break;
 		case 'a': a = atoi(optarg); break;
 		case 'm': usage_mechs(use, optarg); break;
-		default: die("usage: scale [-i IDLE,...] [-a A] [-m MECHS]");
+		default: die("usage: scale [-i IDLE,...] [-a A] [-m MECHS] "
+			     "[-R ROUNDS]");
 		}
 	}
-	if (use[M_POLL])
-		die("scale: poll(2) scans every descriptor; leave it out");
+	if (use[M_POLL] || use[M_NULL])
+		die("scale: poll(2) scans every descriptor, null has no "
+		    "registrations; leave them out");
 	maxidle = 0;
 	for (s = 0; s < nsizes; s++)
 		if (sizes[s] > maxidle)
@@ -432,17 +437,31 @@ int wl_scale(int argc, char **argv)
 				snprintf(what, sizeof(what),
 					 "scale %s idle=%d", mech_name[m], have);
 				engine_add(e[m], allfd, 0, a, K_PIPE);
-				run_rounds(e[m], what, &f, a, a, opt.secs, 3,
-					   &r);
+				if (count) {
+					calls = count_rounds(e[m], what, &f, a,
+							     a, count);
+					counted("wl=scale kind=pipe idle=%d "
+						"ready=%d mech=%s rep=%d "
+						"events=%lu rounds=%lu "
+						"calls=%lu", have, a,
+						mech_name[m], rep, count * a,
+						count, calls);
+				} else {
+					run_rounds(e[m], what, &f, a, a,
+						   opt.secs, 3, &r);
+				}
 				engine_del(e[m], allfd, 0, a, K_PIPE);
 				if (engine_rearms(e[m]))
 					fail("%s: multishot polls ended", what);
 				if (opt.smoke) {
 					tap_ok("scale %s idle=%d: %lu events, "
 					       "none lost or repeated",
-					       mech_name[m], have, r.events);
+					       mech_name[m], have, count ?
+					       count * a : r.events);
 					continue;
 				}
+				if (count)
+					continue;
 				result("wl=scale idle=%d ready=%d mech=%s "
 				       "rep=%d nspe=%.1f hnspe=%.1f "
 				       "events=%lu rounds=%lu eintr=%lu "

@@ -64,7 +64,7 @@ cat "$out/base.cpio" "$out/extra.cpio" >"$out/initramfs.cpio"
 rm -f "$out/kcount.log"
 set +e
 KERNEL=$obj/arch/x86/boot/bzImage INITRD=$out/initramfs.cpio QEMU_SMP=1 \
-	QEMU_MEM=1G QEMU_ARGS="-plugin $plugin,out=$out/kcount.log,map=$obj/System.map" \
+	QEMU_MEM=2G QEMU_ARGS="-plugin $plugin,out=$out/kcount.log,map=$obj/System.map" \
 	APPEND="nokaslr kevent.bench=$guest" \
 	scripts/boot.sh bench "$out/guest.log" "$limit" |
 	awk '/^### STAGE|^FAIL/ { print "  guest: " $0; fflush() }'
