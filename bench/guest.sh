@@ -13,9 +13,13 @@
 export PATH=/bin:/sbin:/kevent/bin
 
 profile=full
+csets= cscale=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	kevent.bench=*) profile=${arg#kevent.bench=} ;;
+	# The counted profile's sets and idle sizes, for a shorter run.
+	kevent.csets=*) csets=$(echo "${arg#kevent.csets=}" | tr , ' ') ;;
+	kevent.cscale=*) cscale=${arg#kevent.cscale=} ;;
 	esac
 done
 
@@ -98,6 +102,7 @@ run() {
 
 if want counted; then
 	stage counted
+	CSETS=${csets:-$CSETS} CSCALE=${cscale:-$CSCALE}
 	for set in $CSETS; do
 		for k in $CREADY; do
 			run kbench -r "$R" harvest -k "${set%:*}" -n "${set#*:}" \
@@ -107,8 +112,9 @@ if want counted; then
 	run kbench -r "$R" churn -n "$CCN" -C "$CCYCLES" \
 		-v kevent-1,kevent-8,kevent-64,kevent-poll-64,epoll,uring-1,uring-8,uring-64
 	# 64 of 64 pipes ready a round, beside idle eventfds.
-	run kbench -r "$R" scale -i "$CSCALE" -a 64 -R "$CROUNDS" \
-		-m ring,getev,epoll-et,epoll-lt,uring
+	[ "$CSCALE" = none ] ||
+		run kbench -r "$R" scale -i "$CSCALE" -a 64 -R "$CROUNDS" \
+			-m ring,getev,epoll-et,epoll-lt,uring
 fi
 if want harvest; then
 	stage harvest

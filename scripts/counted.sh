@@ -16,7 +16,10 @@
 # anything failed.
 #
 # Environment: COUNTED_TIME_LIMIT (seconds the guest may run, default
-# 1200 for full, 300 for smoke).
+# 1800 for full, 300 for smoke); for a shorter run, COUNTED_SETS (the
+# harvest's sets, default "pipe:1000,unix:1000,tcp:1000,pipe:10000")
+# and COUNTED_SCALE (the idle sizes, default "100,1000,10000,100000";
+# none: no idle registrations).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,7 +33,7 @@ full)
 	variant=bench
 	kbench=$build/bench/bin/kbench
 	guest=counted
-	limit=${COUNTED_TIME_LIMIT:-1200}
+	limit=${COUNTED_TIME_LIMIT:-1800}
 	;;
 smoke)
 	out=$build/counted-smoke
@@ -62,10 +65,12 @@ cat "$out/base.cpio" "$out/extra.cpio" >"$out/initramfs.cpio"
 # thread of kbench needs no second.  nokaslr: the profile maps kernel
 # addresses with System.map as linked.
 rm -f "$out/kcount.log"
+sizes="${COUNTED_SETS:+kevent.csets=$COUNTED_SETS}"
+sizes="$sizes${COUNTED_SCALE:+ kevent.cscale=$COUNTED_SCALE}"
 set +e
 KERNEL=$obj/arch/x86/boot/bzImage INITRD=$out/initramfs.cpio QEMU_SMP=1 \
 	QEMU_MEM=2G QEMU_ARGS="-plugin $plugin,out=$out/kcount.log,map=$obj/System.map" \
-	APPEND="nokaslr kevent.bench=$guest" \
+	APPEND="nokaslr kevent.bench=$guest $sizes" \
 	scripts/boot.sh bench "$out/guest.log" "$limit" |
 	awk '/^### STAGE|^FAIL/ { print "  guest: " $0; fflush() }'
 set -e
