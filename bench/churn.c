@@ -250,9 +250,11 @@ int wl_churn(int argc, char **argv)
 				die("churn %s: %s", var->name, strerror(errno));
 			cycles = 0;
 			cmin = UINT64_MAX;
-			start = now_ns();
-			if (count)
+			if (count) {
+				settle();
 				MARK(MARK_BEGIN);
+			}
+			start = now_ns();
 			do {
 				uint64_t tc = count ? 0 : now_ns();
 

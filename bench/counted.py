@@ -121,15 +121,19 @@ def parse(log_path, marks_path, problems):
         problems.append('the plugin did not load (no KCOUNT line)')
     phases = []
     pairs = []
-    i = 0
-    while i + 1 < len(marks):
-        b, e = marks[i], marks[i + 1]
-        if b['id'] != '1' or e['id'] != '2':
-            problems.append(f'markers out of order at {b["n"]}: ids '
-                            f'{b["id"]}, {e["id"]}')
-            break
-        pairs.append((b, e))
-        i += 2
+    begin = None
+    for m in marks:
+        if m['id'] == '1':
+            if begin is not None:
+                # kbench died inside a phase: it printed no COUNT line.
+                problems.append(f'the phase begun at marker {begin["n"]} '
+                                'never ended')
+            begin = m
+        elif m['id'] == '2' and begin is not None:
+            pairs.append((begin, m))
+            begin = None
+        else:
+            problems.append(f'marker {m["n"]} (id {m["id"]}) ends no phase')
     if len(pairs) != len(counts):
         problems.append(f'{len(counts)} COUNT lines but {len(pairs)} pairs '
                         'of markers')
@@ -253,6 +257,13 @@ def report(phases, own):
         lines += table(['k', 'mechanism', 'total', 'kernel', 'user',
                         'syscalls', 'in own functions', 'max/min'], rows)
         lines.append('')
+        waits = sum(int(p.info.get('retries', 0)) for r in readies
+                    for p in harvest.get((kind, n, r, 'null'), []))
+        if waits:
+            lines.append(f'The null rounds found a byte not there yet '
+                         f'{waits} times (read again after '
+                         f'sched_yield(); counted in them).')
+            lines.append('')
     if churn:
         n = sorted({k[1] for k in churn})[0]
         kind = sorted({k[0] for k in churn})[0]

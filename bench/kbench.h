@@ -67,6 +67,7 @@ extern struct opts opt;
 				     "memory")
 
 void counted(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void settle(void);
 
 /* Monotonic time in nanoseconds. */
 static inline uint64_t now_ns(void)
