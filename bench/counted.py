@@ -2,7 +2,7 @@
 """Turn a counted boot into instructions per event.
 
 usage: counted.py --log GUEST_LOG --marks KCOUNT_LOG [--obj KERNEL_OBJ]
-                  [--doc FILE] [--smoke --tap FILE]
+                  [--own-obj KERNEL_OBJ] [--doc FILE] [--smoke --tap FILE]
 
 The guest's kbench prints a "COUNT key=value ..." line after each
 counted phase; bench/kcount.c, the QEMU plugin, logs a "MARK ..." line
@@ -386,11 +386,38 @@ def smoke(header, phases, problems, tap_path):
     return all(res == 'ok' for res, _ in points)
 
 
+def setup_lines(obj, header):
+    """What was measured: the tree, the kernel's allocator, QEMU."""
+    commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'],
+                            capture_output=True, text=True).stdout.strip()
+    slab = 'unknown allocator'
+    try:
+        with open(os.path.join(obj, '.config')) as f:
+            config = f.read()
+        for name in ('SLUB', 'SLOB', 'SLAB'):
+            if f'CONFIG_{name}=y' in config:
+                slab = name
+    except (OSError, TypeError):
+        pass
+    qemu = subprocess.run(['qemu-system-x86_64', '--version'],
+                          capture_output=True, text=True).stdout
+    qemu = qemu.splitlines()[0] if qemu else 'QEMU'
+    name = os.path.basename(os.path.normpath(obj or '?'))
+    kind = {'obj': 'the test kernel', 'obj-bench': 'the bench kernel'}.get(
+        name, 'kernel')
+    return [f'Measured in one boot: kevent tree {commit}, {kind} '
+            f'(build/{name}, {slab}), '
+            f'{qemu}, TCG, one vCPU, plugin in {header.get("mode", "?")} '
+            'mode.', '']
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--log', required=True)
     ap.add_argument('--marks', required=True)
     ap.add_argument('--obj')
+    ap.add_argument('--own-obj', help='the objects that tell a mechanism\'s '
+                    'own functions (default: --obj)')
     ap.add_argument('--doc', default='')
     ap.add_argument('--smoke', action='store_true')
     ap.add_argument('--tap')
@@ -399,8 +426,9 @@ def main():
     header, phases = parse(args.log, args.marks, problems)
     if args.smoke:
         return 0 if smoke(header, phases, problems, args.tap) else 1
-    own = own_functions(args.obj) if args.obj else {}
-    block = report(phases, own)
+    own_obj = args.own_obj or args.obj
+    own = own_functions(own_obj) if own_obj else {}
+    block = setup_lines(args.obj, header or {}) + report(phases, own)
     block += profile_lines(phases)
     print('\n'.join(block))
     for p in problems:

@@ -103,14 +103,14 @@ run() {
 if want counted; then
 	stage counted
 	CSETS=${csets:-$CSETS} CSCALE=${cscale:-$CSCALE}
+	run kbench -r "$R" churn -n "$CCN" -C "$CCYCLES" \
+		-v kevent-1,kevent-8,kevent-64,kevent-poll-64,epoll,uring-1,uring-8,uring-64
 	for set in $CSETS; do
 		for k in $CREADY; do
 			run kbench -r "$R" harvest -k "${set%:*}" -n "${set#*:}" \
 				-a "$k" -R "$CROUNDS" -m null,ring,ring-lt,getev,getev-lt,epoll-et,epoll-lt,uring,uring-nodt
 		done
 	done
-	run kbench -r "$R" churn -n "$CCN" -C "$CCYCLES" \
-		-v kevent-1,kevent-8,kevent-64,kevent-poll-64,epoll,uring-1,uring-8,uring-64
 	# 64 of 64 pipes ready a round, beside idle eventfds.
 	[ "$CSCALE" = none ] ||
 		run kbench -r "$R" scale -i "$CSCALE" -a 64 -R "$CROUNDS" \
