@@ -61,8 +61,8 @@ OWN_OBJS = {
     'epoll': ['fs/eventpoll.o'],
     'io_uring': ['io_uring/*.o'],
 }
-MECH_OWNER = {'ring': 'kevent', 'getev': 'kevent', 'epoll': 'epoll',
-              'uring': 'io_uring'}
+MECH_OWNER = {'ring': 'kevent', 'getev': 'kevent', 'kevent': 'kevent',
+              'epoll': 'epoll', 'uring': 'io_uring'}
 
 
 def kv(text):
@@ -320,20 +320,26 @@ def report(phases, own):
 
 
 def profile_lines(phases, top=12):
-    """The functions of the largest k's ET cells, per event."""
+    """The functions of the ET cells of the first set at its largest k."""
     out = []
     cells = {}
+    first = None
     for p in phases:
         i = p.info
-        if i.get('wl') == 'harvest' and i['mech'] in ('getev', 'ring',
-                                                        'epoll-et', 'uring'):
+        if i.get('wl') != 'harvest':
+            continue
+        first = first or (i['kind'], i['n'])
+        if (i['kind'], i['n']) == first and i['mech'] in (
+                'getev', 'ring', 'epoll-et', 'uring'):
             cells.setdefault((int(i['ready']), i['mech']), []).append(p)
-    for key in sorted(cells):
+    most = max((k[0] for k in cells), default=0)
+    for key in sorted(k for k in cells if k[0] == most):
         b, _ = best(cells[key])
         if not b.prof:
             continue
-        out.append(f'Profile, harvest k={key[0]}, {key[1]}: kernel '
-                   f'instructions per event by function, top {top}:')
+        out.append(f'Profile, harvest of {first[0]}s, n={first[1]}, '
+                   f'k={key[0]}, {key[1]}: kernel instructions per event '
+                   f'by function, top {top}:')
         out.append('')
         out += table(['function', 'per event'],
                      [[fn, f'{n / b.events:.1f}']
