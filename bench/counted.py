@@ -426,6 +426,9 @@ def main():
                     'own functions (default: --obj)')
     ap.add_argument('--doc', default='')
     ap.add_argument('--smoke', action='store_true')
+    ap.add_argument('--partial', action='store_true',
+                    help='write --doc even when something failed, with '
+                    'the problems listed')
     ap.add_argument('--tap')
     args = ap.parse_args()
     problems = []
@@ -439,7 +442,10 @@ def main():
     print('\n'.join(block))
     for p in problems:
         print(f'FAIL counted: {p}')
-    if args.doc and not problems:
+    if args.doc and problems and args.partial:
+        block += ['Problems of this run:', '']
+        block += [f'- {p}' for p in problems]
+    if args.doc and (args.partial or not problems):
         write_doc(args.doc, block)
     return 1 if problems else 0
 
