@@ -13,7 +13,8 @@
 export PATH=/bin:/sbin:/kevent/bin
 
 profile=full
-csets= cscale=
+csets=
+cscale=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	kevent.bench=*) profile=${arg#kevent.bench=} ;;
