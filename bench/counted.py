@@ -28,7 +28,9 @@ import re
 import subprocess
 import sys
 
-from report import table
+# bench/report.py's table(): no __pycache__ left in bench/ for it.
+sys.dont_write_bytecode = True
+from report import table  # noqa: E402
 
 BEGIN = '<!-- counted:begin -->'
 END = '<!-- counted:end -->'
