@@ -55,7 +55,10 @@ PROG_DEPS	:= include/kevent.h include/uapi/linux/kevent.h $(wildcard testsuite/l
 # kbench (bench/): make bench runs it in its own guest; make check runs
 # its smoke test (bench_smoke in testsuite/tests.list).
 BENCH_BIN	:= $(BUILD)/bench/bin
-BENCH_SRCS	:= $(wildcard bench/*.c)
+# bench/kcount.c is no guest program: the QEMU plugin of the counted
+# bench, built for the host as a shared object.
+KCOUNT		:= $(BUILD)/bench/kcount.so
+BENCH_SRCS	:= $(filter-out bench/kcount.c,$(wildcard bench/*.c))
 BENCH_DEPS	:= $(BENCH_SRCS) $(wildcard bench/*.h) $(PROG_DEPS)
 ifneq ($(ARCH),arm64)
 PROGRAMS	+= $(GUEST_BIN)/kbench
@@ -113,8 +116,14 @@ $(BENCH_BIN)/evserver: examples/evserver.c $(PROG_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -o $@ $<
 
-.PHONY: bench bench-programs
-bench-programs: $(BENCH_BIN)/kbench $(BENCH_BIN)/evserver
+$(KCOUNT): bench/kcount.c
+	@mkdir -p $(@D)
+	gcc -shared -fPIC -O2 -Wall -Wextra -Werror -fvisibility=hidden \
+		-o $@ $< -pthread
+
+.PHONY: bench bench-programs kcount
+bench-programs: $(BENCH_BIN)/kbench $(BENCH_BIN)/evserver $(KCOUNT)
+kcount: $(KCOUNT)
 
 bench:
 	@scripts/bench.sh

@@ -143,24 +143,73 @@ static void uring_cycle(struct io_uring *ring, const struct variant *v,
 	}
 }
 
-/* kbench churn [-n N] [-v VARIANT,...] */
+/*
+ * A variant by its name: the table's, or any batch size of the same
+ * forms ("kevent-8", "kevent-poll-1", "uring-8").
+ */
+static int parse_variant(const char *name, struct variant *v)
+{
+	const char *num = NULL;
+
+	for (int i = 0; i < NVARIANTS; i++) {
+		if (!strcmp(name, variants[i].name)) {
+			*v = variants[i];
+			return 0;
+		}
+	}
+	memset(v, 0, sizeof(*v));
+	if (!strncmp(name, "kevent-poll-", 12)) {
+		v->how = 'k';
+		v->type = KEVENT_POLL;
+		num = name + 12;
+	} else if (!strncmp(name, "kevent-", 7)) {
+		v->how = 'k';
+		v->type = KEVENT_PIPE;
+		num = name + 7;
+	} else if (!strncmp(name, "uring-", 6)) {
+		v->how = 'u';
+		num = name + 6;
+	}
+	if (!num || (v->batch = atoi(num)) < 1 || v->batch > 1024)
+		return -1;
+	v->name = name;
+	return 0;
+}
+
+/*
+ * kbench churn [-n N] [-v VARIANT,...] [-C CYCLES]
+ *
+ * -C: the counted bench, CYCLES cycles between two markers for each
+ * variant, instead of cycles for a given time.
+ */
 int wl_churn(int argc, char **argv)
 {
-	int n = 1024, ch, rep, i, *rfd, p[2];
-	const char *only = NULL;
+	int n = 1024, ch, rep, i, *rfd, p[2], nvar = 0;
+	char *only = NULL, *tok, *save;
+	struct variant var_list[32];
 	struct io_uring_params up;
 	struct io_uring ring;
 	struct ukevent *uk;
-	unsigned long cycles;
-	uint64_t start, ns, limit, cmin;
+	unsigned long cycles, count = 0;
+	uint64_t start, ns = 0, limit, cmin;
 	int fd = -1, ret;
 
-	while ((ch = getopt(argc, argv, "n:v:")) != -1) {
+	while ((ch = getopt(argc, argv, "n:v:C:")) != -1) {
 		switch (ch) {
 		case 'n': n = atoi(optarg); break;
 		case 'v': only = optarg; break;
-		default: die("usage: churn [-n N] [-v VARIANT,...]");
+		case 'C': count = strtoul(optarg, NULL, 0); break;
+		default: die("usage: churn [-n N] [-v VARIANT,...] [-C CYCLES]");
 		}
+	}
+	if (only) {
+		for (tok = strtok_r(only, ",", &save); tok && nvar < 32;
+		     tok = strtok_r(NULL, ",", &save))
+			if (parse_variant(tok, &var_list[nvar++]))
+				die("churn: unknown variant %s", tok);
+	} else {
+		for (nvar = 0; nvar < NVARIANTS; nvar++)
+			var_list[nvar] = variants[nvar];
 	}
 	raise_nofile(2L * n + 64);
 	rfd = xcalloc(n, sizeof(int));
@@ -173,18 +222,9 @@ int wl_churn(int argc, char **argv)
 	uk = xcalloc(1024, sizeof(*uk));
 	limit = (uint64_t)(opt.secs * 1e9);
 	for (rep = 1; rep <= opt.reps; rep++) {
-		for (int v = 0; v < NVARIANTS; v++) {
-			const struct variant *var = &variants[v];
-			char name[64];
+		for (int v = 0; v < nvar; v++) {
+			const struct variant *var = &var_list[v];
 
-			snprintf(name, sizeof(name), ",%s,", var->name);
-			if (only) {
-				char list[256];
-
-				snprintf(list, sizeof(list), ",%s,", only);
-				if (!strstr(list, name))
-					continue;
-			}
 			switch (var->how) {
 			case 'k':
 				fd = kevent_init(NULL, 0, KEVENT_INIT_CLOEXEC);
@@ -210,9 +250,13 @@ int wl_churn(int argc, char **argv)
 				die("churn %s: %s", var->name, strerror(errno));
 			cycles = 0;
 			cmin = UINT64_MAX;
+			if (count) {
+				settle();
+				MARK(MARK_BEGIN);
+			}
 			start = now_ns();
 			do {
-				uint64_t tc = now_ns();
+				uint64_t tc = count ? 0 : now_ns();
 
 				if (var->how == 'k')
 					kevent_cycle(fd, var, rfd, n, uk);
@@ -221,10 +265,19 @@ int wl_churn(int argc, char **argv)
 				else
 					uring_cycle(&ring, var, rfd, n);
 				cycles++;
+				if (count)
+					continue;
 				tc = now_ns() - tc;
 				if (tc < cmin)
 					cmin = tc;
-			} while ((ns = now_ns() - start) < limit || cycles < 2);
+			} while (count ? cycles < count :
+				 (ns = now_ns() - start) < limit || cycles < 2);
+			if (count) {
+				MARK(MARK_END);
+				counted("wl=churn kind=pipe n=%d mech=%s rep=%d "
+					"events=%lu cycles=%lu", n, var->name,
+					rep, cycles * n, cycles);
+			}
 			if (var->how == 'u')
 				io_uring_queue_exit(&ring);
 			else
@@ -235,6 +288,8 @@ int wl_churn(int argc, char **argv)
 				       var->name, cycles * n);
 				continue;
 			}
+			if (count)
+				continue;
 			result("wl=churn n=%d mech=%s rep=%d ops=%.0f "
 			       "nspo=%.1f cycles=%lu minnspo=%.1f", n,
 			       var->name, rep, cycles * n * 1e9 / ns,

@@ -22,7 +22,22 @@ const char *const mech_name[M_NR] = {
 	[M_EPOLL_ET] = "epoll-et",
 	[M_URING] = "uring",
 	[M_POLL] = "poll",
+	[M_RING_LT] = "ring-lt",
+	[M_GETEV_LT] = "getev-lt",
+	[M_URING_NODT] = "uring-nodt",
+	[M_NULL] = "null",
 };
+
+/* The variants go through their base's code. */
+static enum mech base_of(enum mech m)
+{
+	switch (m) {
+	case M_RING_LT: return M_RING;
+	case M_GETEV_LT: return M_GETEV;
+	case M_URING_NODT: return M_URING;
+	default: return m;
+	}
+}
 
 /* user_data of an io_uring POLL_REMOVE: not an index. */
 #define URING_REMOVE	(~0ULL)
@@ -30,7 +45,7 @@ const char *const mech_name[M_NR] = {
 #define SETUP_BATCH	1024
 
 struct engine {
-	enum mech m;
+	enum mech m, base;
 	int nfds;		/* the index space: 0 .. nfds-1 */
 	int maxbatch;
 	int fd;			/* kevent queue or epoll instance */
@@ -53,12 +68,13 @@ struct engine *engine_new(enum mech m, int nfds, int maxbatch)
 	int ret;
 
 	e->m = m;
+	e->base = base_of(m);
 	e->nfds = nfds;
 	e->maxbatch = maxbatch;
 	e->fd = -1;
 	e->uk = xcalloc(maxbatch > SETUP_BATCH ? maxbatch : SETUP_BATCH,
 			sizeof(*e->uk));
-	switch (m) {
+	switch (e->base) {
 	case M_RING:
 		e->ring_size = maxbatch;
 		e->ring = xcalloc(1, sizeof(*e->ring) +
@@ -81,8 +97,10 @@ struct engine *engine_new(enum mech m, int nfds, int maxbatch)
 		 * large enough that a round never overflows it.
 		 */
 		memset(&p, 0, sizeof(p));
-		p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SINGLE_ISSUER |
-			  IORING_SETUP_DEFER_TASKRUN;
+		p.flags = IORING_SETUP_CQSIZE;
+		if (m == M_URING)
+			p.flags |= IORING_SETUP_SINGLE_ISSUER |
+				   IORING_SETUP_DEFER_TASKRUN;
 		p.cq_entries = 4 * (maxbatch > SETUP_BATCH ? maxbatch : SETUP_BATCH);
 		ret = io_uring_queue_init_params(SETUP_BATCH, &e->uring, &p);
 		if (ret)
@@ -106,9 +124,9 @@ struct engine *engine_new(enum mech m, int nfds, int maxbatch)
 
 void engine_free(struct engine *e)
 {
-	if (e->m == M_URING)
+	if (e->base == M_URING)
 		io_uring_queue_exit(&e->uring);
-	else if (e->m != M_POLL)
+	else if (e->base != M_POLL)
 		close(e->fd);
 	free(e->ring);
 	free(e->uk);
@@ -119,7 +137,8 @@ void engine_free(struct engine *e)
 }
 
 /* The registration of one descriptor, as kevent wants it. */
-static void kevent_entry(struct ukevent *uk, int fd, int idx, enum kind kind)
+static void kevent_entry(struct ukevent *uk, int fd, int idx, enum kind kind,
+			 int et)
 {
 	memset(uk, 0, sizeof(*uk));
 	uk->id.raw[0] = fd;
@@ -129,6 +148,7 @@ static void kevent_entry(struct ukevent *uk, int fd, int idx, enum kind kind)
 		uk->event = KEVENT_SOCKET_RECV;
 		break;
 	case K_UNIX:
+	case K_TCP:
 		uk->type = KEVENT_SOCKET;
 		uk->event = KEVENT_SOCKET_RECV;
 		break;
@@ -138,7 +158,7 @@ static void kevent_entry(struct ukevent *uk, int fd, int idx, enum kind kind)
 		break;
 	}
 	/* ALWAYS_QUEUE: an entry that comes back is an error. */
-	uk->req_flags = KEVENT_REQ_ET | KEVENT_REQ_ALWAYS_QUEUE;
+	uk->req_flags = (et ? KEVENT_REQ_ET : 0) | KEVENT_REQ_ALWAYS_QUEUE;
 	uk->ptr = idx;
 }
 
@@ -181,7 +201,8 @@ static void kevent_batch(struct engine *e, unsigned int cmd, const int *fds,
 	for (i = from; i < to; i += n) {
 		n = to - i < SETUP_BATCH ? to - i : SETUP_BATCH;
 		for (k = 0; k < n; k++)
-			kevent_entry(&e->uk[k], fds[i + k], i + k, kind);
+			kevent_entry(&e->uk[k], fds[i + k], i + k, kind,
+				     e->m == e->base);
 		ret = kevent_ctl(e->fd, cmd, n, e->uk);
 		if (ret != (cmd == KEVENT_CTL_ADD ? 0 : n))
 			fail("%s: kevent_ctl %s of %d: %d back (%s)",
@@ -204,7 +225,7 @@ void engine_add(struct engine *e, const int *fds, int from, int to,
 
 	if (from < 0 || to > e->nfds)
 		die("engine_add: %d..%d outside 0..%d", from, to, e->nfds);
-	switch (e->m) {
+	switch (e->base) {
 	case M_RING:
 	case M_GETEV:
 		kevent_batch(e, KEVENT_CTL_ADD, fds, from, to, kind);
@@ -249,7 +270,7 @@ void engine_del(struct engine *e, const int *fds, int from, int to,
 	struct io_uring_cqe *cqe;
 	int i, ret, want, removed, cancelled;
 
-	switch (e->m) {
+	switch (e->base) {
 	case M_RING:
 	case M_GETEV:
 		kevent_batch(e, KEVENT_CTL_REMOVE, fds, from, to, kind);
@@ -328,7 +349,7 @@ int engine_harvest(struct engine *e, int *idx, int max, int timeout_ms)
 
 	if (max > e->maxbatch)
 		max = e->maxbatch;
-	switch (e->m) {
+	switch (e->base) {
 	case M_RING:
 		while ((n = kevent_wait(e->fd, max, e->uidx, &kts, 0)) < 0 &&
 		       errno == EINTR)

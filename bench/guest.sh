@@ -4,21 +4,40 @@
 # The guest's /init runs it in kevent.mode=bench.  kevent.bench= on the
 # kernel command line picks the profile: full (make bench), quick (a
 # few minutes, to try a change), kernel (the kevent paths only, for a
-# before and after) or tiny (to try the chain).  Every measurement is a "BENCH ..."
+# before and after), tiny (to try the chain), or counted and
+# counted-smoke (the counted bench of scripts/counted.sh: fixed counts
+# between markers, in a boot of one vCPU with bench/kcount.c loaded).  Every measurement is a "BENCH ..."
 # line; the HTTP runs frame the load generator's own output between
 # "### HTTP ..." and "### HTTP-END" for bench/report.py.  A run that
 # fails prints "FAIL ...", which fails make bench.
 export PATH=/bin:/sbin:/kevent/bin
 
 profile=full
+csets=
+cscale=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	kevent.bench=*) profile=${arg#kevent.bench=} ;;
+	# The counted profile's sets and idle sizes, for a shorter run.
+	kevent.csets=*) csets=$(echo "${arg#kevent.csets=}" | tr , ' ') ;;
+	kevent.cscale=*) cscale=${arg#kevent.cscale=} ;;
 	esac
 done
 
 STAGES="harvest churn scale wake timer http"
 case "$profile" in
+counted)
+	# Instructions, not time: 200 rounds of 1, 8 and 64 ready of
+	# each set (KIND:SIZE), the minimum of 5 repetitions.
+	T=0 R=5 STAGES=counted CROUNDS=200 CREADY="1 8 64"
+	CSETS="pipe:1000 unix:1000 tcp:1000 pipe:10000" CCN=1024 CCYCLES=2
+	CSCALE=100,1000,10000,100000
+	;;
+counted-smoke)
+	# make check: every counted workload, small, once.
+	T=0 R=1 STAGES=counted CROUNDS=10 CREADY="1 8"
+	CSETS="pipe:100 unix:20 tcp:20" CCN=64 CCYCLES=1 CSCALE=10,100
+	;;
 kernel)
 	# Before and after a kernel change: the workloads that exercise
 	# kevent's own paths, without HTTP and the latencies.
@@ -82,6 +101,22 @@ run() {
 	"$@" || echo "FAIL bench: $* exited with status $?"
 }
 
+if want counted; then
+	stage counted
+	CSETS=${csets:-$CSETS} CSCALE=${cscale:-$CSCALE}
+	run kbench -r "$R" churn -n "$CCN" -C "$CCYCLES" \
+		-v kevent-1,kevent-8,kevent-64,kevent-poll-64,epoll,uring-1,uring-8,uring-64
+	for set in $CSETS; do
+		for k in $CREADY; do
+			run kbench -r "$R" harvest -k "${set%:*}" -n "${set#*:}" \
+				-a "$k" -R "$CROUNDS" -m null,ring,ring-lt,getev,getev-lt,epoll-et,epoll-lt,uring,uring-nodt
+		done
+	done
+	# 64 of 64 pipes ready a round, beside idle eventfds.
+	[ "$CSCALE" = none ] ||
+		run kbench -r "$R" scale -i "$CSCALE" -a 64 -R "$CROUNDS" \
+			-m ring,getev,epoll-et,epoll-lt,uring
+fi
 if want harvest; then
 	stage harvest
 	run kbench -t "$T" -r "$R" harvest -n 1000 -a 100 -k pipe

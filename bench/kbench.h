@@ -33,6 +33,10 @@ enum mech {
 	M_EPOLL_ET,	/* epoll_wait(), EPOLLET */
 	M_URING,	/* io_uring multishot IORING_OP_POLL_ADD */
 	M_POLL,		/* poll(2) over every descriptor */
+	M_RING_LT,	/* as M_RING, level-triggered */
+	M_GETEV_LT,	/* as M_GETEV, level-triggered */
+	M_URING_NODT,	/* as M_URING, without DEFER_TASKRUN */
+	M_NULL,		/* none: the counted bench's writes and reads alone */
 	M_NR
 };
 
@@ -46,6 +50,24 @@ struct opts {
 };
 
 extern struct opts opt;
+
+/*
+ * The markers of the counted bench (doc/benchmarks.md): bench/kcount.c,
+ * a QEMU plugin, logs its instruction counts each time the guest runs
+ * one, and knows it by its bytes, "nopl 0x4b45XXXX(%rax)" with the
+ * marker's id in XXXX.  Anywhere else it is a 7-byte no-op.  A measured
+ * phase runs between MARK_BEGIN and MARK_END, and its "COUNT ..." line
+ * is printed after MARK_END, so that the n-th line goes with the n-th
+ * pair of markers.
+ */
+#define MARK_BEGIN	1
+#define MARK_END	2
+#define MARK(id)	asm volatile(".byte 0x0f, 0x1f, 0x80, %c0 & 0xff, " \
+				     "%c0 >> 8, 0x45, 0x4b" : : "i" (id) : \
+				     "memory")
+
+void counted(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void settle(void);
 
 /* Monotonic time in nanoseconds. */
 static inline uint64_t now_ns(void)
@@ -69,6 +91,7 @@ int cmp_u64(const void *a, const void *b);
 enum kind {
 	K_PIPE,		/* read end of a pipe: KEVENT_PIPE */
 	K_UNIX,		/* AF_UNIX stream socket: KEVENT_SOCKET */
+	K_TCP,		/* TCP loopback connection: KEVENT_SOCKET */
 	K_IDLE,		/* eventfd that never fires: KEVENT_POLL */
 };
 

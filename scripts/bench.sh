@@ -3,12 +3,15 @@
 # bench/ for every mechanism, and turn the log into the tables and plots
 # of doc/benchmarks.md.
 #
-#   scripts/bench.sh [full|quick|kernel|tiny]
+#   scripts/bench.sh [full|quick|kernel|tiny|counted]
 #
 # full (the default) is what doc/benchmarks.md reports; quick runs
 # shorter and fewer repetitions, to try a change; kernel only the
 # workloads of kevent's own paths (harvest, churn, scaling), for the
 # before and after of a kernel change; tiny only tries the chain.
+# Every profile but tiny first boots the counted bench
+# (scripts/counted.sh: instructions per event, in a boot of one vCPU
+# with bench/kcount.c loaded); counted boots it alone.
 # The guest's serial log is build/bench/guest.log.  The exit status is
 # nonzero when a workload failed, lost or duplicated an event, or did
 # not run.
@@ -37,6 +40,13 @@ stage "bench kernel (build/obj-bench)"
 VARIANT=bench scripts/kernel.sh
 stage "bench programs"
 make -s --no-print-directory bench-programs
+
+counted=0
+if [ "$profile" != tiny ]; then
+	stage "counted bench: one vCPU, instructions (log: $build/counted/guest.log)"
+	scripts/counted.sh full || counted=$?
+	[ "$profile" != counted ] || exit "$counted"
+fi
 
 # The load generators are Debian's, dynamically linked: copy them and
 # the libraries they load into a second archive, which the kernel
@@ -85,5 +95,6 @@ doc=${BENCH_DOC-doc/benchmarks.md}
 # Without the page, the plots stay in the build folder too.
 plots=$out/plots
 [ -z "$doc" ] || plots=$(dirname "$doc")/bench
-exec python3 bench/report.py --log "$out/guest.log" \
-	--host-load "$out/host-load" --plots "$plots" --doc "$doc"
+python3 bench/report.py --log "$out/guest.log" \
+	--host-load "$out/host-load" --plots "$plots" --doc "$doc" || exit $?
+exit "$counted"

@@ -7,8 +7,11 @@
 # serial console goes to the terminal and to LOG.  TCG is used unless a
 # short probe shows that KVM boots this kernel; every boot has a time
 # limit.  QEMU_MEM sets the guest's memory (default 512M; make bench
-# needs more for its 100,000 registrations).  ARCH=arm64 boots the arm64
-# kernel (build/obj-arm64) on QEMU's virt machine, always with TCG.
+# needs more for its 100,000 registrations).  QEMU_SMP sets the x86
+# guest's vCPUs (default 2; the counted bench boots one), QEMU_ARGS adds
+# to QEMU's command line (the counted bench's -plugin).  ARCH=arm64
+# boots the arm64 kernel (build/obj-arm64) on QEMU's virt machine,
+# always with TCG.
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +30,8 @@ arm64)
 *)
 	kernel=${KERNEL:-$build/obj${VARIANT:+-$VARIANT}/arch/x86/boot/bzImage}
 	initrd=${INITRD:-$build/initramfs.cpio}
-	qemu="qemu-system-x86_64 -smp 2,sockets=2"
+	smp=${QEMU_SMP:-2}
+	qemu="qemu-system-x86_64 -smp $smp,sockets=$smp"
 	console=ttyS0
 	;;
 esac
@@ -82,7 +86,7 @@ show() {
 }
 set +e
 # shellcheck disable=SC2086
-timeout "$limit" $qemu -accel "$a" -m "$mem" \
+timeout "$limit" $qemu -accel "$a" -m "$mem" ${QEMU_ARGS:-} \
 	-kernel "$kernel" -initrd "$initrd" -nographic -no-reboot \
 	-append "$append" </dev/null 2>&1 | tee "$log" | show
 status=${PIPESTATUS[0]}

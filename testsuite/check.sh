@@ -69,13 +69,21 @@ if [ -z "${VARIANT:-}" ] && [ "$arch" = x86_64 ]; then
 	PEERS_BENCH=0 scripts/peers.sh all || peers=$?
 	[ "$peers" != 2 ] || echo "SKIP libevent: no libevent-2.1.12-stable.tar.gz in ${PEERS:-../shared/peers}"
 fi
+# The counted bench, small (scripts/counted.sh smoke): a boot of one
+# vCPU with the instruction-counting plugin, so that it cannot rot.
+counted=
+if [ "$arch" = x86_64 ]; then
+	stage "counted bench smoke (scripts/counted.sh, log: $build/counted-smoke/guest.log)"
+	scripts/counted.sh smoke || true
+	counted="--host $build/counted-smoke/counted.tap"
+fi
 stage "report (guest log: $log)"
 # --trace: every ERRORS entry and flag page needs a passing tagged point
 # (scripts/traceability.py); the debug variant must show ENOMEM itself.
 status=0
 # shellcheck disable=SC2086
 testsuite/report.py --expected "$guest/expected" \
-	--host "$build/host.tap" $series --trace \
+	--host "$build/host.tap" $series $counted --trace \
 	--variant "${VARIANT:-normal}" \
 	"$log" >"$build/report.txt" || status=$?
 sed '$d' "$build/report.txt"
