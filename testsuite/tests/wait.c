@@ -210,8 +210,9 @@ static void test_eintr(void)
 	setup_add(rfd, timer_ms(10000, 0, 1));
 
 	alarms = 0;
-	arm_alarm(0);
+	/* Before the alarm is set: a preemption in between adds, never cuts. */
 	start = now_ns();
+	arm_alarm(0);
 	is_err(sys_kevent_get_events(fd, 1, 4, NULL, buf, 0), EINTR,
 	       "a signal ends kevent_get_events (NULL timeout) with EINTR "
 	       "[kevent_get_events.2 EINTR]");
@@ -223,8 +224,8 @@ static void test_eintr(void)
 	       "a signal ends kevent_get_events (5 s timeout) with EINTR "
 	       "[kevent_get_events.2 EINTR]");
 
-	arm_alarm(1);
 	start = now_ns();
+	arm_alarm(1);
 	is_err(sys_kevent_get_events(fd, 1, 4, TSP(5, 0), buf, 0), EINTR,
 	       "with SA_RESTART too: never restarted, EINTR "
 	       "[kevent_get_events.2 EINTR]");
