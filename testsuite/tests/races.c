@@ -313,6 +313,11 @@ static int closed_udp_port(struct sockaddr_in *a)
 }
 
 #define C3_MAX	20000
+/*
+ * ADDs per socket: the registered ones pile up between two errors, and
+ * one object takes at most fs.kevent.max_object_kevents (1024).
+ */
+#define C3_PER_SOCKET	512
 
 static void test_c3_udp(void)
 {
@@ -339,6 +344,21 @@ static void test_c3_udp(void)
 	start = now_ns();
 	for (rounds = 1; rounds <= C3_MAX && ms_since(start) < RACE_MS;
 	     rounds++) {
+		/*
+		 * A new socket under the same number, which the sender
+		 * keeps using: the old one's registrations are reported
+		 * BROKEN by its close, as at the end.
+		 */
+		if (rounds % C3_PER_SOCKET == 0) {
+			int s2 = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+
+			if (s2 < 0 ||
+			    connect(s2, (struct sockaddr *)&a, sizeof(a)) ||
+			    dup2(s2, s) != s)
+				bail_out("C3: a new UDP socket: %s",
+					 strerror(errno));
+			close(s2);
+		}
 		uk = fd_uk(KEVENT_SOCKET, s, RECV, 0, (__u64)rounds);
 		n = ctl1(q, KEVENT_CTL_ADD, &uk);
 		if (n == 0) {
