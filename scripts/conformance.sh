@@ -19,7 +19,8 @@
 # pass by default; fail for a kernel without kevent).
 #
 # Environment: BUILD, ARCH, KERNEL, CONFORMANCE_LIMIT (seconds a boot
-# may take, default 1500).
+# may take, default 1500), CONFORMANCE_DIR (the folder of the lists,
+# initramfs and logs, default build/conformance).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +34,7 @@ if [ "$arch" != x86_64 ]; then
 	suffix=-$arch
 	export BUSYBOX="$build/$arch/bin/busybox"
 fi
-dir=$build/conformance$suffix
+dir=${CONFORMANCE_DIR:-$build/conformance$suffix}
 limit=${CONFORMANCE_LIMIT:-1500}
 . testsuite/guest/suite.sh
 
