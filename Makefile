@@ -5,6 +5,8 @@
 #   make check     the whole testsuite; the last line is the summary
 #   make check-fresh  make check in a fresh Debian 12 root (debootstrap)
 #   make guest-test T="ctl wait"   those tests alone, in the guest
+#   make conformance KERNEL=PATH   the suite on a kernel of one's own
+#   make conformance-bundle        the suite as a tarball for a booted machine
 #   make install   the manual and the UAPI header (PREFIX, DESTDIR)
 #   make html      the HTML manual in doc/html, from man/
 #   make bench     kevent against epoll and io_uring in a bench guest
@@ -41,7 +43,8 @@ GUEST_DIR	:= $(BUILD)/guest
 TWINS		:= $(addsuffix -m32,$(TESTS))
 endif
 GUEST_BIN	:= $(GUEST_DIR)/bin
-PROGRAMS	:= $(addprefix $(GUEST_BIN)/,$(EXAMPLES) $(TESTS) $(TWINS))
+PROGRAMS	:= $(addprefix $(GUEST_BIN)/,$(EXAMPLES) $(TESTS) $(TWINS)) \
+		   $(GUEST_BIN)/kevent-probe
 # Examples that a test runs instead of tests.list (socket runs evserver).
 HELPERS		:= evserver
 # What the guest must run, one "NAME KIND" a line: every example, every
@@ -108,6 +111,11 @@ $(GUEST_BIN)/fragments $(GUEST_BIN)/fragments-m32: $(FRAGMENTS)/.stamp
 $(GUEST_BIN)/fragments $(GUEST_BIN)/fragments-m32: \
 	PROG_CFLAGS += -I$(GUEST_DIR)
 
+# What /init and the conformance bundle ask before any test.
+$(GUEST_BIN)/kevent-probe: testsuite/guest/kevent-probe.c $(PROG_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
+
 $(GUEST_BIN)/kbench $(BENCH_BIN)/kbench: $(BENCH_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -o $@ $(BENCH_SRCS) -luring
@@ -144,6 +152,18 @@ endif
 
 check:
 	@testsuite/check.sh
+
+# The suite against a kernel of one's own, without building one here
+# (doc/testing.md):
+#   make conformance KERNEL=PATH     a bzImage (ARCH=arm64: an Image) in QEMU
+#   make conformance KERNEL=PATH T="ctl wait"   those programs alone
+#   make conformance-bundle          a tarball that runs it on a booted machine
+.PHONY: conformance conformance-bundle
+conformance: deps
+	@scripts/conformance.sh boot $(T)
+
+conformance-bundle: deps
+	@scripts/conformance.sh bundle
 
 # make check as a new user runs it: in a minimal Debian 12 root made
 # with debootstrap, a clone of HEAD, nothing of this machine's /usr

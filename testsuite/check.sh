@@ -77,13 +77,24 @@ if [ "$arch" = x86_64 ]; then
 	scripts/counted.sh smoke || true
 	counted="--host $build/counted-smoke/counted.tap"
 fi
+# make conformance and the conformance bundle (scripts/conformance.sh)
+# on the kernel just built, each with a few programs in a boot of its
+# own: the whole suite has run above, these keep both ways working.
+conformance=
+if [ "$arch" = x86_64 ]; then
+	stage "conformance: make conformance and the bundle in the guest"
+	KERNEL=$build/obj${VARIANT:+-$VARIANT}/arch/x86/boot/bzImage \
+		scripts/conformance.sh tap evtest init ctl-m32 \
+		>"$build/conformance.tap" 2>&1 || true
+	conformance="--host $build/conformance.tap"
+fi
 stage "report (guest log: $log)"
 # --trace: every ERRORS entry and flag page needs a passing tagged point
 # (scripts/traceability.py); the debug variant must show ENOMEM itself.
 status=0
 # shellcheck disable=SC2086
 testsuite/report.py --expected "$guest/expected" \
-	--host "$build/host.tap" $series $counted --trace \
+	--host "$build/host.tap" $series $counted $conformance --trace \
 	--variant "${VARIANT:-normal}" \
 	"$log" >"$build/report.txt" || status=$?
 sed '$d' "$build/report.txt"

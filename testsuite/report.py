@@ -30,6 +30,10 @@ no-ring]", "[KEVENT_REQ_ET.2const]", "[kevent_socket.7
 end-of-stream]"), or it fails.  --variant (normal or debug; default: debug when the log has
 a kmemleak report) says whether the ENOMEM entries must be shown by
 the fault injection of this run or may be left to the debug variant.
+
+--conformance (make conformance: a kernel of one's own) reports what the
+kernel lacks (debugfs, kmemleak, fault injection, a second CPU) as
+skipped; a kernel without kevent (### NOKEVENT) fails, with nothing run.
 """
 import argparse
 import os
@@ -45,14 +49,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
 
 # A kernel log line: "[    3.141592] text", from the console or a dump.
 KTIME = re.compile(r'\[\s*(\d+\.\d+)\] ?')
-SPLATS = re.compile(
-    r'BUG:|WARNING:|Oops|Kernel panic|general protection fault|'
-    r'KASAN:|UBSAN:|possible recursive locking|'
-    r'possible circular locking|inconsistent lock state|'
-    r'suspicious RCU usage|blocked for more than|'
-    r'soft lockup|hard LOCKUP|detected stalls|self-detected stall|'
-    r'unreferenced object|suspected memory leak|'
-    r'Call Trace:|kernel BUG|invalid opcode:|Unable to handle')
+# What a kernel splat begins with, one literal string a line: the
+# conformance bundle's runner greps dmesg for the same (grep -F -f).
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       'splats')) as _f:
+    SPLATS = re.compile('|'.join(re.escape(l) for l in _f.read().split('\n')
+                                 if l))
 # Shown with a splat to place it, not a splat by themselves.
 CONTEXT = re.compile(r'^RIP: |^ \? |^ [a-z_0-9.]+\+0x')
 MARKER = re.compile(r'^kevent-test: (start|end) (\S+)\s*$')
@@ -137,6 +139,7 @@ class Guest:
         self.kmemleak = None
         self.qemu = {}
         self.malformed = []
+        self.nokevent = None    # why, when kevent.require=1 found none
 
 
 def console_items(lines):
@@ -233,6 +236,8 @@ def parse(text_lines):
             parts = line.split()
             for i in range(2, len(parts) - 1, 2):
                 g.qemu[parts[i]] = parts[i + 1]
+        elif line.startswith('### NOKEVENT'):
+            g.nokevent = line[len('### NOKEVENT'):].strip() or 'no reason'
         elif line == '### DONE':
             g.done = True
         elif in_kmemleak:
@@ -432,7 +437,34 @@ def kernel_checks(report, g):
                       'stall or kmemleak report')
 
 
-def env_check(report, g):
+# What a kernel of one's own may lack (make conformance): the ENV fact
+# of /init, and what the run then cannot check.
+FEATURES = (
+    ('debugfs', 'no debugfs: kmemleak cannot be read'),
+    ('kmemleak', 'no kmemleak (CONFIG_DEBUG_KMEMLEAK): leaks are not '
+     'looked for'),
+    ('fail-nth', 'no fault injection (/proc/thread-self/fail-nth): the '
+     'ENOMEM paths are not provoked (faults skips its points)'),
+)
+
+
+def identity(report, g, conformance):
+    """The kernel the run saw; in conformance, a skip per missing part."""
+    print(f'kernel: {g.env.get("uname") or g.env.get("kernel") or "unknown"}')
+    print(f'kevent: {g.nokevent or g.env.get("kevent") or "unknown"}')
+    facts = [f'{k} {g.env[k]}' for k, _ in FEATURES if k in g.env]
+    if 'config' in g.env:
+        facts.append(g.env['config'])
+    if facts:
+        print('needed: ' + ', '.join(facts))
+    if not conformance:
+        return
+    for key, why in FEATURES:
+        if g.env.get(key) == 'no':
+            report.result('SKIP', f'kernel: {why}')
+
+
+def env_check(report, g, conformance=False):
     cpus = g.env.get('cpus')
     n = cpu_count(cpus) if cpus else None
     accel = g.env.get('accel', 'unknown').upper()
@@ -442,7 +474,10 @@ def env_check(report, g):
     if n is None:
         report.result('FAIL', f'guest: online CPUs unknown ({info})')
     elif n < MIN_CPUS:
-        report.result('FAIL', f'guest: {n} CPU online ({cpus}), the tests '
+        # Another kernel may be built without SMP: the races then run on
+        # one CPU and prove less, which is a skip, never a pass.
+        report.result('SKIP' if conformance else 'FAIL',
+                      f'guest: {n} CPU online ({cpus}), the tests '
                       f'need {MIN_CPUS}; {info}')
     else:
         report.result('PASS', f'guest: {n} CPUs online ({cpus}); {info}')
@@ -460,7 +495,7 @@ def stop_reason(g):
     return 'panic, time limit or a lost console'
 
 
-def guest(report, path, expected, matrix, trace=None):
+def guest(report, path, expected, matrix, trace=None, conformance=False):
     try:
         with open(path, errors='replace') as f:
             text = f.read().splitlines()
@@ -472,7 +507,12 @@ def guest(report, path, expected, matrix, trace=None):
     if not g.begun:
         report.result('FAIL', 'guest: the testsuite did not start')
     else:
-        env_check(report, g)
+        identity(report, g, conformance)
+        env_check(report, g, conformance)
+    if g.nokevent:
+        report.result('FAIL', f'kernel: it has no kevent ({g.nokevent}); '
+                      'no test was run, no kevent system call was made')
+        return g
     for line in g.malformed:
         report.result('FAIL', f'guest log: {line}')
     for run in g.runs:
@@ -631,6 +671,8 @@ def main():
     ap.add_argument('--trace', action='store_true',
                     help='the traceability report (scripts/traceability.py)')
     ap.add_argument('--variant', help='normal or debug, for --trace')
+    ap.add_argument('--conformance', action='store_true',
+                    help='a kernel of one\'s own: what it lacks is skipped')
     ap.add_argument('guest_log')
     args = ap.parse_args()
     report = Report()
@@ -653,9 +695,11 @@ def main():
         if args.trace:
             import traceability
             trace = traceability.Trace(variant=args.variant)
-        g = guest(report, args.guest_log, expected, matrix, trace)
-        matrix.report(report)
-        if trace is not None:
+        g = guest(report, args.guest_log, expected, matrix, trace,
+                  args.conformance)
+        if not g.nokevent:      # one failure says it all: nothing ran
+            matrix.report(report)
+        if trace is not None and not g.nokevent:
             if not args.variant:
                 trace.variant = ('debug' if g.kmemleak is not None
                                  else 'normal')

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Description: kevent_ctl(2) commands, per-entry errors and call errors. */
+/*
+ * Description: kevent_ctl(2) commands, per-entry errors and call errors.
+ *
+ * Conformance: checks the documented ABI and semantics (the manual); any
+ * kevent kernel must pass it.
+ */
 #include <poll.h>
 #include <pthread.h>
 #include <sys/syscall.h>

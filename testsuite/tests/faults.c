@@ -10,6 +10,10 @@
  * elsewhere every point is skipped.
  *
  * Usage: faults
+ *
+ * Conformance: checks a property of this tree, its fault-injection
+ * sites: the errnos are the manual's, but which allocation or copy
+ * fails at the Nth should_fail() is this implementation's.
  */
 #include <poll.h>
 #include <signal.h>

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* /proc/PID/fdinfo of a queue: registrations and ring indexes (kevent(7), /proc interfaces). */
+/*
+ * /proc/PID/fdinfo of a queue: registrations and ring indexes (kevent(7), /proc interfaces).
+ *
+ * Conformance: checks the fdinfo lines that kevent(7) documents (their
+ * names and values); their layout is this tree's.
+ */
 #include <fcntl.h>
 
 #include "tap.h"

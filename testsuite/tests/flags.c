@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Description: request flags (KEVENT_REQ_*) and the timer source rules. */
+/*
+ * Description: request flags (KEVENT_REQ_*) and the timer source rules.
+ *
+ * Conformance: checks the documented ABI and semantics (the manual); any
+ * kevent kernel must pass it.
+ */
 #include <pthread.h>
 #include <sys/syscall.h>
 

@@ -30,6 +30,9 @@
  * /proc/sys/fs/kevent/max_user_kevents exists, as many ADDs must fit under
  * a limit of 64 as did before the fuzz (nothing left charged), the next
  * failing with ENOSPC.  Iterations, per call and in all, go to diag lines.
+ *
+ * Conformance: checks the documented ABI and semantics (the manual); any
+ * kevent kernel must pass it.
  */
 #include <fcntl.h>
 #include <netinet/in.h>

@@ -7,6 +7,9 @@
  * a time bound, so that a regression is a failed point, not a hung test.
  *
  * Usage: hostile [GROUP...]   (default: every group)
+ *
+ * Conformance: checks the documented ABI and semantics (the manual); any
+ * kevent kernel must pass it.
  */
 #include <poll.h>
 #include <sched.h>

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Description: kevent_init(2) and /dev/kevent: rings, flags, errors, close. */
+/*
+ * Description: kevent_init(2) and /dev/kevent: rings, flags, errors, close.
+ *
+ * Conformance: checks the documented ABI and semantics (the manual); any
+ * kevent kernel must pass it.
+ */
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>

@@ -12,6 +12,10 @@
  * and bound its time.
  *
  * Usage: limits [PART...]   (default: every part)
+ *
+ * Conformance: checks the documented limits (fs.kevent.max_user_kevents),
+ * and properties of this tree that another implementation need not
+ * share: how long a huge call, close or fdinfo may take.
  */
 #include <grp.h>
 #include <poll.h>

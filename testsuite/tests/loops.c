@@ -5,6 +5,9 @@
  * stream and close per source, kevent_ctl(2)'s write-back and its
  * whole-call EINVAL, which request flags combine (ukevent(2type)), and
  * the limits and waiters of kevent_get_events(2).
+ *
+ * Conformance: checks the documented ABI and semantics (the manual); any
+ * kevent kernel must pass it.
  */
 #include <pthread.h>
 #include <stdatomic.h>

@@ -45,6 +45,9 @@
  * Then several threads in kevent_wait() on one ring (each event moved
  * into the ring exactly once), and kevent_wait() with an absolute
  * CLOCK_REALTIME timeout (KEVENT_FLAGS_ABSTIME).
+ *
+ * Conformance: checks the documented ABI and semantics (the manual); any
+ * kevent kernel must pass it.
  */
 #include <poll.h>
 #include <pthread.h>

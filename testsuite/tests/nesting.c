@@ -7,6 +7,9 @@
  * in a child with a time bound, so that a regression is a failed point.
  *
  * Usage: nesting [GROUP...]   (default: every group)
+ *
+ * Conformance: checks the documented ABI and semantics (the manual); any
+ * kevent kernel must pass it.
  */
 #include <grp.h>
 #include <poll.h>

@@ -7,6 +7,9 @@
  * testsuite/nokevent.list, never in tests.list: on the kevent kernel
  * every point but the first fails, which make selftests-compare checks
  * too (it runs this program on both kernels).
+ *
+ * Conformance: checks a kernel without kevent, not a kevent kernel; not
+ * part of the conformance run.
  */
 #include <fcntl.h>
 #include <signal.h>

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* KEVENT_PIPE: pipes and FIFOs, RECV and SEND, every command and flag, broken ends (kevent_pipe(7)). */
+/*
+ * KEVENT_PIPE: pipes and FIFOs, RECV and SEND, every command and flag, broken ends (kevent_pipe(7)).
+ *
+ * Conformance: checks the documented ABI and semantics (the manual); any
+ * kevent kernel must pass it.
+ */
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/socket.h>

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* KEVENT_POLL: eventfd, timerfd, pipes, nested queues and epoll, file release (kevent_poll(7)). */
+/*
+ * KEVENT_POLL: eventfd, timerfd, pipes, nested queues and epoll, file release (kevent_poll(7)).
+ *
+ * Conformance: checks the documented ABI and semantics (the manual); any
+ * kevent kernel must pass it.
+ */
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/epoll.h>

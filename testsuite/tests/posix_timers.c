@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* KEVENT_POSIX_TIMER: timer_create() with SIGEV_KEVENT (kevent_posix_timer(7)). */
+/*
+ * KEVENT_POSIX_TIMER: timer_create() with SIGEV_KEVENT (kevent_posix_timer(7)).
+ *
+ * Conformance: checks the documented ABI and semantics (the manual); any
+ * kevent kernel must pass it.
+ */
 #include <signal.h>
 #include <stdint.h>
 #include <sys/wait.h>

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Description: the ring: kevent_wait(2), kevent_commit(2), wraps, no loss. */
+/*
+ * Description: the ring: kevent_wait(2), kevent_commit(2), wraps, no loss.
+ *
+ * Conformance: checks the documented ABI and semantics (the manual); any
+ * kevent kernel must pass it.
+ */
 #include <pthread.h>
 
 #include "../lib/tap.h"

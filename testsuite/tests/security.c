@@ -26,6 +26,9 @@
  * a program run by execve(), and touch neither its memory nor the
  * creator's; kevent_ctl() works from anywhere, and so does a queue
  * without a ring.
+ *
+ * Conformance: checks the documented ABI and semantics (the manual); any
+ * kevent kernel must pass it.
  */
 #include <fcntl.h>
 #include <netinet/in.h>

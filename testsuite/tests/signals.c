@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* KEVENT_SIGNAL: signals through a queue, with and without NOMASK (kevent_signal(7)). */
+/*
+ * KEVENT_SIGNAL: signals through a queue, with and without NOMASK (kevent_signal(7)).
+ *
+ * Conformance: checks the documented ABI and semantics (the manual); any
+ * kevent kernel must pass it.
+ */
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>

@@ -5,6 +5,9 @@
  * MODIFY, REMOVE and READY and every request flag; two queues on one
  * socket; closing a watched socket; errors and hang-ups; and the
  * evserver example serving busybox wget.
+ *
+ * Conformance: checks the documented ABI and semantics (the manual); any
+ * kevent kernel must pass it.
  */
 #include <fcntl.h>
 #include <linux/sockios.h>
@@ -862,23 +865,32 @@ static int listening(unsigned int port)
 	return found;
 }
 
-/* evserver (examples/evserver.c) answers busybox wget. */
+/*
+ * evserver (examples/evserver.c) answers busybox wget.  It is in
+ * KEVENT_BIN, which the runner of the conformance bundle sets to its own
+ * bin/ (the guest's is /kevent/bin).
+ */
 static void test_evserver(void)
 {
-	const char *port = "18080";
-	char cmd[128], body[256];
+	const char *port = "18080", *bin = getenv("KEVENT_BIN");
+	char cmd[128], body[256], server[512];
 	int i, status = -1, up;
 	long long start;
 	size_t len;
 	pid_t pid;
 	FILE *f;
 
+	/* A machine of one's own may have no wget: the bundle has none. */
+	if (system("command -v wget >/dev/null 2>&1") != 0) {
+		skip(6, "evserver: no wget on this machine to ask it");
+		return;
+	}
+	snprintf(server, sizeof(server), "%s/evserver", bin ? bin : "/kevent/bin");
 	/* The build makes evserver with the tests: missing, it fails. */
-	ok(!access("/kevent/bin/evserver", X_OK),
-	   "evserver: /kevent/bin/evserver is there");
+	ok(!access(server, X_OK), "evserver: %s is there", server);
 	pid = fork();
 	if (pid == 0) {
-		execl("/kevent/bin/evserver", "evserver", port, "3", NULL);
+		execl(server, "evserver", port, "3", NULL);
 		_exit(127);
 	}
 	start = now_ns();

@@ -52,6 +52,9 @@
  * fs.kevent.max_user_kevents lowered to 64 as did before.  The number of
  * operations of each kind, events, channels and race rounds go to diag
  * lines.
+ *
+ * Conformance: checks the documented ABI and semantics (the manual); any
+ * kevent kernel must pass it.
  */
 #include <fcntl.h>
 #include <netinet/in.h>

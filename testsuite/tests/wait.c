@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Description: kevent_get_events(2) timeouts, signals, min/max_nr, poll. */
+/*
+ * Description: kevent_get_events(2) timeouts, signals, min/max_nr, poll.
+ *
+ * Conformance: checks the documented ABI and semantics (the manual); any
+ * kevent kernel must pass it.
+ */
 #include <poll.h>
 #include <signal.h>
 #include <sys/epoll.h>
