@@ -776,6 +776,7 @@ static void test_splice(void)
 struct splicer {
 	int pipe_r;
 	int sock;
+	size_t len;
 	pid_t tid;
 };
 
@@ -784,7 +785,7 @@ static void *splice_thread(void *arg)
 	struct splicer *sp = arg;
 
 	__atomic_store_n(&sp->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
-	splice(sp->pipe_r, NULL, sp->sock, NULL, 4096, 0);
+	splice(sp->pipe_r, NULL, sp->sock, NULL, sp->len, 0);
 	return NULL;
 }
 
@@ -802,26 +803,33 @@ static int reaches_state(const char *dir, pid_t id, char want)
 }
 
 /*
- * A pipe with a page in it, a splicer asleep in it, its mutex held; if
- * q >= 0, the pipe is watched in q before.
+ * A full pipe, a splicer asleep in it, its mutex held; if q >= 0, the
+ * pipe is watched in q before.  The pipe holds far more than the socket
+ * can take: a locked send buffer cannot grow, and the peer does not read,
+ * so its receive buffer cannot grow either.  Were the socket merely full
+ * now, ACKs could grow its send buffer and let the splice through.
  */
 static void start_splicer(int p[2], int s[2], int q, struct splicer *sp,
 			  pthread_t *th)
 {
 	static char page[4096];
+	int sndbuf = 4096;
+	size_t len = 0;
 
-	if (pipe(p))
-		bail_out("pipe: %s", strerror(errno));
+	if (pipe2(p, O_NONBLOCK))
+		bail_out("pipe2: %s", strerror(errno));
+	if (fcntl(p[1], F_SETPIPE_SZ, 1 << 20) < 0)
+		bail_out("F_SETPIPE_SZ: %s", strerror(errno));
 	/* UNIX stream sockets take spliced pages without a limit; TCP waits. */
 	tcp_pair(s);
-	fcntl(s[0], F_SETFL, O_NONBLOCK);
-	while (write(s[0], page, sizeof(page)) > 0)
-		;
-	fcntl(s[0], F_SETFL, 0);
+	must(!setsockopt(s[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)),
+	     "SO_SNDBUF: %s", strerror(errno));
 	if (q >= 0)
 		setup_add(q, pipe_uk(p[0], SEND, KEVENT_REQ_ALWAYS_QUEUE, 1));
-	xwrite(p[1], page, sizeof(page));
-	*sp = (struct splicer){ .pipe_r = p[0], .sock = s[0] };
+	while (write(p[1], page, sizeof(page)) > 0)
+		len += sizeof(page);
+	fcntl(p[0], F_SETFL, 0);
+	*sp = (struct splicer){ .pipe_r = p[0], .sock = s[0], .len = len };
 	if (pthread_create(th, NULL, splice_thread, sp))
 		bail_out("pthread_create");
 	while (!__atomic_load_n(&sp->tid, __ATOMIC_ACQUIRE))
