@@ -844,10 +844,12 @@ static void stop_splicer(int p[2], int s[2], pthread_t th)
 	char buf[65536];
 
 	fcntl(s[1], F_SETFL, O_NONBLOCK);
-	do
+	for (;;) {
 		while (read(s[1], buf, sizeof(buf)) > 0)
 			;
-	while (timed_join(th, now_ns() + 10000000LL));
+		if (!timed_join(th, now_ns() + 10000000LL))
+			break;
+	}
 	close(p[0]);
 	close(p[1]);
 	close(s[0]);
