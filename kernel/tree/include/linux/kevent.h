@@ -45,7 +45,7 @@ struct kevent_storage {
 #define KEVENT_CALLBACKS_RECHECK	0x2
 /*
  * The check polls another file, which may be an epoll set or a kevent
- * queue: poll() on a queue does not run it (see LOCKING in ready.c).
+ * queue: poll() on a queue does not run it (see LOCKING in kevent.c).
  */
 #define KEVENT_CALLBACKS_NESTS		0x4
 

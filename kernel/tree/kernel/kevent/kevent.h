@@ -106,39 +106,64 @@ struct kevent_sink {
 	struct list_head held;
 };
 
+/* queue.c */
+int kevent_queue_create(struct kevent_ring __user *ring,
+			unsigned int ring_size, unsigned int flags);
 struct kevent_queue *kevent_queue_from_file(struct file *file);
 struct kevent_queue *kevent_fdget(int fd, struct fd *f);
-bool kevent_ring_owned(const struct kevent_queue *q);
+
+/* abi.c */
+long kevent_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+/* sources.c */
 const struct kevent_callbacks *kevent_callbacks_of(u32 type);
 
+/* limit.c */
 int kevent_charge(struct user_struct *user);
 void kevent_uncharge(struct user_struct *user);
 unsigned int kevent_max_object_kevents(void);
 
+/* kevent.c: the life of a registration */
 struct kevent *kevent_alloc(struct kevent_queue *q,
 			    const struct kevent_callbacks *cb,
 			    const struct ukevent *uk);
 int kevent_enqueue(struct kevent_queue *q, struct kevent *k);
 int kevent_insert(struct kevent_queue *q, struct kevent *new);
-void kevent_remove(struct kevent_queue *q, struct kevent *k);
-void kevent_remove_all(struct kevent_queue *q);
-
-void kevent_report(struct kevent *k, struct ukevent *out);
-void kevent_unready(struct kevent_queue *q, struct kevent *k);
+struct kevent *kevent_lookup(struct kevent_queue *q, const struct ukevent *uk);
+void kevent_modify(struct kevent_queue *q, struct kevent *k,
+		   const struct ukevent *uk);
+void kevent_ready(struct kevent *k, int ret);
 void kevent_object_gone(struct kevent *k, int err);
-void kevent_indexed(struct kevent_queue *q, struct kevent *k, bool in);
 void kevent_force_ready(struct kevent *k);
 void kevent_kick(struct kevent_queue *q);
 void kevent_wake_pollers(struct irq_work *work);
+void kevent_report(struct kevent *k, struct ukevent *out);
 void kevent_sink_init(struct kevent_sink *sink);
 void kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink);
 void kevent_sink_finish(struct kevent_queue *q, struct kevent_sink *sink);
 unsigned int kevent_count_ready(struct kevent_queue *q, unsigned int want,
 				bool nested);
+void kevent_remove(struct kevent_queue *q, struct kevent *k);
+void kevent_remove_all(struct kevent_queue *q);
 
+/* ctl.c */
+long kevent_ctl(struct kevent_queue *q, unsigned int cmd, unsigned int num,
+		struct ukevent __user *arg);
+
+/* wait.c */
+long kevent_get_events(int fd, unsigned int min_nr, unsigned int max_nr,
+		       const struct __kernel_timespec __user *timeout,
+		       struct ukevent __user *buf, unsigned int flags,
+		       const u64 *expires);
+long kevent_wait(int fd, unsigned int num, unsigned int old_uidx,
+		 const struct __kernel_timespec __user *timeout,
+		 unsigned int flags, const u64 *expires);
+
+/* ring.c */
+bool kevent_ring_owned(const struct kevent_queue *q);
 unsigned int kevent_ring_put(struct kevent_queue *q, const struct ukevent *out,
 			     unsigned int n);
-
-long kevent_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+long kevent_commit(struct kevent_queue *q, unsigned int new_uidx,
+		   unsigned int over);
 
 #endif /* _KERNEL_KEVENT_KEVENT_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kevent: the queue, its file, kevent_init() and /dev/kevent.
+ * kevent: the queue, its file and /dev/kevent.
  */
 
 #include <linux/anon_inodes.h>
@@ -14,7 +14,6 @@
 #include <linux/sched/user.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/syscalls.h>
 #include <linux/uaccess.h>
 
 #include "kevent.h"
@@ -59,22 +58,6 @@ struct kevent_queue *kevent_fdget(int fd, struct fd *f)
 		return ERR_PTR(-EINVAL);
 	}
 	return q;
-}
-
-/**
- * kevent_ring_owned - may the caller use a queue's ring?
- * @q: the queue
- *
- * The ring is an address in the memory of the process that created the
- * queue: in any other address space (a child after fork(), a process
- * that received the descriptor, the creator after execve()) the same
- * address means something else, and the kernel must not write there.
- *
- * Return: true if @q has no ring or the caller is in its address space.
- */
-bool kevent_ring_owned(const struct kevent_queue *q)
-{
-	return !q->ring || q->mm == current->mm;
 }
 
 static struct kevent_queue *kevent_queue_alloc(void)
@@ -146,7 +129,7 @@ static __poll_t kevent_poll(struct file *file, poll_table *wait)
 
 #ifdef CONFIG_PROC_FS
 /*
- * Under the index lock alone, see LOCKING in ready.c.  A queue may hold
+ * Under the index lock alone, see LOCKING in kevent.c.  A queue may hold
  * millions of registrations: the walk yields, and a fatal signal ends it.
  */
 static void kevent_show_fdinfo(struct seq_file *m, struct file *file)
@@ -210,8 +193,17 @@ static struct miscdevice kevent_miscdev = {
 	.mode	= 0666,
 };
 
-SYSCALL_DEFINE3(kevent_init, struct kevent_ring __user *, ring,
-		unsigned int, ring_size, unsigned int, flags)
+/**
+ * kevent_queue_create - a new queue and its file descriptor
+ * @ring: the ring in the caller's memory, or NULL
+ * @ring_size: its number of slots, 0 without a ring
+ * @flags: KEVENT_INIT_CLOEXEC and KEVENT_INIT_NONBLOCK
+ *
+ * Return: the descriptor, or -EINVAL, -EFAULT, -ENOMEM, -EMFILE or
+ * -ENFILE as kevent_init(2) says.
+ */
+int kevent_queue_create(struct kevent_ring __user *ring,
+			unsigned int ring_size, unsigned int flags)
 {
 	struct kevent_queue *q;
 	int fd;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kevent: the ring in the caller's memory, and kevent_commit().
+ * kevent: the ring in the caller's memory, and its commits.
  *
  * The kernel writes ready events at kidx and publishes kidx in
  * ring_kidx; userspace consumes them and hands the slots back with
@@ -9,11 +9,26 @@
  * has not been committed, so no event is overwritten.
  */
 
-#include <linux/file.h>
-#include <linux/syscalls.h>
+#include <linux/sched.h>
 #include <linux/uaccess.h>
 
 #include "kevent.h"
+
+/**
+ * kevent_ring_owned - may the caller use a queue's ring?
+ * @q: the queue
+ *
+ * The ring is an address in the memory of the process that created the
+ * queue: in any other address space (a child after fork(), a process
+ * that received the descriptor, the creator after execve()) the same
+ * address means something else, and the kernel must not write there.
+ *
+ * Return: true if @q has no ring or the caller is in its address space.
+ */
+bool kevent_ring_owned(const struct kevent_queue *q)
+{
+	return !q->ring || q->mm == current->mm;
+}
 
 /**
  * kevent_ring_put - write events into the ring
@@ -93,25 +108,27 @@ static long kevent_ring_commit(struct kevent_queue *q, unsigned int new_uidx,
 	return freed;
 }
 
-SYSCALL_DEFINE3(kevent_commit, int, fd, unsigned int, new_uidx,
-		unsigned int, over)
+/**
+ * kevent_commit - give ring slots back
+ * @q: the queue
+ * @new_uidx: the first slot not consumed
+ * @over: the wrap of the committed index that @new_uidx lies in
+ *
+ * Return: the number of slots freed, 0 if another thread committed past
+ * @new_uidx already, or -EPERM, -EINTR, -EINVAL, -EOVERFLOW or -EFAULT as
+ * kevent_commit(2) says.
+ */
+long kevent_commit(struct kevent_queue *q, unsigned int new_uidx,
+		   unsigned int over)
 {
-	struct kevent_queue *q;
-	struct fd f;
 	long ret;
 
-	q = kevent_fdget(fd, &f);
-	if (IS_ERR(q))
-		return PTR_ERR(q);
-
-	if (!kevent_ring_owned(q)) {
-		ret = -EPERM;
-	} else if (mutex_lock_killable(&q->mutex)) {
-		ret = -EINTR;
-	} else {
-		ret = kevent_ring_commit(q, new_uidx, over);
-		mutex_unlock(&q->mutex);
-	}
+	if (!kevent_ring_owned(q))
+		return -EPERM;
+	if (mutex_lock_killable(&q->mutex))
+		return -EINTR;
+	ret = kevent_ring_commit(q, new_uidx, over);
+	mutex_unlock(&q->mutex);
 
 	/*
 	 * A commit ends the wait of every thread in kevent_wait() whose
@@ -122,6 +139,5 @@ SYSCALL_DEFINE3(kevent_commit, int, fd, unsigned int, new_uidx,
 	 */
 	if (ret > 0 && wq_has_sleeper(&q->wq))
 		wake_up_all(&q->wq);
-	fdput(f);
 	return ret;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kevent: waiting for events, kevent_get_events() and kevent_wait().
+ * kevent: waiting for events, in kevent_get_events() and kevent_wait().
  *
  * Waiters sleep exclusively on the queue's wait queue, and a ready event
  * wakes one of them, or all of them for KEVENT_REQ_WAKEUP_ALL.  Each
@@ -15,7 +15,6 @@
 #include <linux/restart_block.h>
 #include <linux/thread_info.h>
 #include <linux/sched/signal.h>
-#include <linux/syscalls.h>
 #include <linux/time64.h>
 #include <linux/uaccess.h>
 
@@ -270,11 +269,24 @@ static int kevent_deadline_of(struct kevent_deadline *d, struct file *file,
 	return 0;
 }
 
-static long kevent_get_events(int fd, unsigned int min_nr,
-			      unsigned int max_nr,
-			      const struct __kernel_timespec __user *timeout,
-			      struct ukevent __user *buf, unsigned int flags,
-			      const u64 *expires)
+/**
+ * kevent_get_events - harvest events into a buffer, waiting for min_nr
+ * @fd: the queue's descriptor
+ * @min_nr: wait until this many are ready
+ * @max_nr: the most events to copy, the length of @buf
+ * @timeout: the relative timeout, absolute with KEVENT_FLAGS_ABSTIME, or
+ *	NULL to wait without one
+ * @buf: where to copy them, in userspace
+ * @flags: 0 or KEVENT_FLAGS_ABSTIME
+ * @expires: the deadline of a restarted call, or NULL for a new call
+ *
+ * Return: the number of events copied, or an errno as
+ * kevent_get_events(2) says.
+ */
+long kevent_get_events(int fd, unsigned int min_nr, unsigned int max_nr,
+		       const struct __kernel_timespec __user *timeout,
+		       struct ukevent __user *buf, unsigned int flags,
+		       const u64 *expires)
 {
 	struct kevent_sink sink = { .buf = buf, .want = max_nr, .max = max_nr };
 	struct kevent_deadline d;
@@ -322,17 +334,22 @@ static long kevent_get_events_restart(struct restart_block *rb)
 				 &expires);
 }
 
-SYSCALL_DEFINE6(kevent_get_events, int, fd, unsigned int, min_nr,
-		unsigned int, max_nr,
-		const struct __kernel_timespec __user *, timeout,
-		struct ukevent __user *, buf, unsigned int, flags)
-{
-	return kevent_get_events(fd, min_nr, max_nr, timeout, buf, flags, NULL);
-}
-
-static long kevent_wait(int fd, unsigned int num, unsigned int old_uidx,
-			const struct __kernel_timespec __user *timeout,
-			unsigned int flags, const u64 *expires)
+/**
+ * kevent_wait - harvest events into the ring, or wait for a change
+ * @fd: the queue's descriptor
+ * @num: the most events to write, 0 to wait only
+ * @old_uidx: the committed index the caller knows of
+ * @timeout: the relative timeout, absolute with KEVENT_FLAGS_ABSTIME, or
+ *	NULL to wait without one
+ * @flags: 0 or KEVENT_FLAGS_ABSTIME
+ * @expires: the deadline of a restarted call, or NULL for a new call
+ *
+ * Return: the number of events written, 0, or an errno as kevent_wait(2)
+ * says.
+ */
+long kevent_wait(int fd, unsigned int num, unsigned int old_uidx,
+		 const struct __kernel_timespec __user *timeout,
+		 unsigned int flags, const u64 *expires)
 {
 	struct kevent_sink sink = { .to_ring = true, .want = num };
 	struct kevent_deadline d;
@@ -388,12 +405,4 @@ static long kevent_wait_restart(struct restart_block *rb)
 
 	return kevent_wait(rb->kevent.fd, rb->kevent.max_nr, rb->kevent.nr,
 			   NULL, 0, &expires);
-}
-
-SYSCALL_DEFINE5(kevent_wait, int, fd, unsigned int, num,
-		unsigned int, old_uidx,
-		const struct __kernel_timespec __user *, timeout,
-		unsigned int, flags)
-{
-	return kevent_wait(fd, num, old_uidx, timeout, flags, NULL);
 }

@@ -1,8 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kevent: the ready list, and the harvest that reports it.
+ * kevent: the life of a registration, from its allocation to its free.
+ *
+ * A registration is allocated and charged to its user (kevent_alloc()),
+ * attached to its object (kevent_enqueue()) and put in its queue's index
+ * (kevent_insert()).  Its object's notifications put it on the ready
+ * list (kevent_ready()); a harvest takes it off, asks its source where
+ * need be, reports it and holds it until the call ends (kevent_harvest(),
+ * kevent_sink_finish()); it leaves with kevent_remove(), which detaches,
+ * unqueues, unindexes and frees it.
+ *
+ * The index is a red-black tree sorted by (type, id, user data), the key
+ * of a registration.  One whose object went away (KEVENT_STATE_DEAD) is
+ * no longer found: it stays in the tree only until it is reported or a
+ * new registration takes its key.
  */
-
 /**
  * DOC: locking
  *
@@ -65,9 +77,105 @@
 
 #include <linux/poll.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "kevent.h"
+
+static int kevent_key_cmp(const struct ukevent *a, const struct ukevent *b)
+{
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	if (a->id.raw_u64 != b->id.raw_u64)
+		return a->id.raw_u64 < b->id.raw_u64 ? -1 : 1;
+	if (a->ptr != b->ptr)
+		return a->ptr < b->ptr ? -1 : 1;
+	return 0;
+}
+
+static bool kevent_dead(const struct kevent *k)
+{
+	return READ_ONCE(k->state) & KEVENT_STATE_DEAD;
+}
+
+/* The registration with @uk's key, dead or alive, or NULL. */
+static struct kevent *kevent_find(struct kevent_queue *q,
+				  const struct ukevent *uk)
+{
+	struct rb_node *node = q->index.rb_node;
+
+	while (node) {
+		struct kevent *k = rb_entry(node, struct kevent, index_node);
+		int cmp = kevent_key_cmp(uk, &k->uk);
+
+		if (!cmp)
+			return k;
+		node = cmp < 0 ? node->rb_left : node->rb_right;
+	}
+	return NULL;
+}
+
+/**
+ * kevent_lookup - the registration a request names
+ * @q: the queue, its mutex held
+ * @uk: the request, whose type, id and user data are the key
+ *
+ * Return: the live registration with @uk's key, or NULL.
+ */
+struct kevent *kevent_lookup(struct kevent_queue *q, const struct ukevent *uk)
+{
+	struct kevent *k = kevent_find(q, uk);
+
+	return k && !kevent_dead(k) ? k : NULL;
+}
+
+/**
+ * kevent_alloc - a new registration, not yet indexed or attached
+ * @q: its queue
+ * @cb: the callbacks of its type
+ * @uk: the request; the return fields start cleared
+ *
+ * The registration counts in the limit of the queue's user until freed.
+ *
+ * Return: the kevent, charged to the caller's memory cgroup,
+ * ERR_PTR(-ENOSPC) if the user has reached fs.kevent.max_user_kevents,
+ * or ERR_PTR(-ENOMEM).
+ */
+struct kevent *kevent_alloc(struct kevent_queue *q,
+			    const struct kevent_callbacks *cb,
+			    const struct ukevent *uk)
+{
+	struct kevent *k;
+	int err;
+
+	err = kevent_charge(q->user);
+	if (err)
+		return ERR_PTR(err);
+	k = kzalloc(struct_size(k, priv, DIV_ROUND_UP(cb->priv_size,
+						      sizeof(long))),
+		    GFP_KERNEL_ACCOUNT);
+	if (!k) {
+		kevent_uncharge(q->user);
+		return ERR_PTR(-ENOMEM);
+	}
+	k->uk = *uk;
+	k->uk.ret_flags = 0;
+	k->uk.ret_data[0] = 0;
+	k->uk.ret_data[1] = 0;
+	k->queue = q;
+	k->cb = cb;
+	RB_CLEAR_NODE(&k->index_node);
+	INIT_LIST_HEAD(&k->ready_entry);
+	INIT_LIST_HEAD(&k->storage_entry);
+	return k;
+}
+
+static void kevent_free(struct kevent_queue *q, struct kevent *k)
+{
+	kevent_uncharge(q->user);
+	kfree(k);
+}
 
 /*
  * Wake one waiter that the ready list now satisfies, or, for
@@ -177,27 +285,6 @@ void kevent_object_gone(struct kevent *k, int err)
 }
 
 /**
- * kevent_indexed - a kevent enters or leaves its queue's index
- * @q: the queue, its mutex held
- * @k: the kevent
- * @in: true if it entered
- *
- * &kevent_queue.count counts the kevents in the index whose object has
- * not gone away; the ready lock orders this against kevent_object_gone().
- */
-void kevent_indexed(struct kevent_queue *q, struct kevent *k, bool in)
-{
-	spin_lock_irq(&q->ready_lock);
-	if (in)
-		k->state |= KEVENT_STATE_INDEXED;
-	else
-		k->state &= ~KEVENT_STATE_INDEXED;
-	if (!(k->state & KEVENT_STATE_DEAD))
-		atomic_add(in ? 1 : -1, &q->count);
-	spin_unlock_irq(&q->ready_lock);
-}
-
-/**
  * kevent_force_ready - queue a kevent as if its event happened
  * @k: the kevent
  *
@@ -220,7 +307,7 @@ void kevent_force_ready(struct kevent *k)
  *
  * A pending event of @k is dropped.
  */
-void kevent_unready(struct kevent_queue *q, struct kevent *k)
+static void kevent_unready(struct kevent_queue *q, struct kevent *k)
 {
 	spin_lock_irq(&q->ready_lock);
 	if (k->state & KEVENT_STATE_READY)
@@ -244,6 +331,170 @@ void kevent_kick(struct kevent_queue *q)
 	spin_lock_irq(&q->ready_lock);
 	kevent_wake(q, true);
 	spin_unlock_irq(&q->ready_lock);
+}
+
+/**
+ * kevent_indexed - a kevent enters or leaves its queue's index
+ * @q: the queue, its mutex held
+ * @k: the kevent
+ * @in: true if it entered
+ *
+ * &kevent_queue.count counts the kevents in the index whose object has
+ * not gone away; the ready lock orders this against kevent_object_gone().
+ */
+static void kevent_indexed(struct kevent_queue *q, struct kevent *k, bool in)
+{
+	spin_lock_irq(&q->ready_lock);
+	if (in)
+		k->state |= KEVENT_STATE_INDEXED;
+	else
+		k->state &= ~KEVENT_STATE_INDEXED;
+	if (!(k->state & KEVENT_STATE_DEAD))
+		atomic_add(in ? 1 : -1, &q->count);
+	spin_unlock_irq(&q->ready_lock);
+}
+
+static void kevent_unindex(struct kevent_queue *q, struct kevent *k)
+{
+	if (RB_EMPTY_NODE(&k->index_node))
+		return;
+	mutex_lock(&q->index_lock);
+	rb_erase(&k->index_node, &q->index);
+	RB_CLEAR_NODE(&k->index_node);
+	mutex_unlock(&q->index_lock);
+	kevent_indexed(q, k, false);
+}
+
+/**
+ * kevent_insert - put a new registration in its queue's index
+ * @q: the queue, its mutex held
+ * @new: the registration, with its key in @new->uk
+ *
+ * A dead registration with the same key leaves the index for it.
+ *
+ * Return: 0, or -EEXIST if @q has a live registration with the same key.
+ */
+int kevent_insert(struct kevent_queue *q, struct kevent *new)
+{
+	struct rb_node **link = &q->index.rb_node, *parent = NULL;
+	struct kevent *k;
+	int cmp;
+
+	lockdep_assert_held(&q->mutex);
+
+	k = kevent_find(q, &new->uk);
+	if (k) {
+		if (!kevent_dead(k))
+			return -EEXIST;
+		kevent_unindex(q, k);
+	}
+	while (*link) {
+		k = rb_entry(*link, struct kevent, index_node);
+		cmp = kevent_key_cmp(&new->uk, &k->uk);
+		parent = *link;
+		link = cmp < 0 ? &parent->rb_left : &parent->rb_right;
+	}
+	mutex_lock(&q->index_lock);
+	rb_link_node(&new->index_node, parent, link);
+	rb_insert_color(&new->index_node, &q->index);
+	mutex_unlock(&q->index_lock);
+	kevent_indexed(q, new, true);
+	return 0;
+}
+
+/**
+ * kevent_enqueue - attach a new registration to its object
+ * @q: its queue, the mutex held
+ * @k: the registration, from kevent_alloc()
+ *
+ * On error @k is freed: a notification that raced with the failure may
+ * have queued it, and it leaves the ready list first.
+ *
+ * Return: positive if the object is ready now, 0 if not, or the
+ * source's negative errno.
+ */
+int kevent_enqueue(struct kevent_queue *q, struct kevent *k)
+{
+	int ret = k->cb->enqueue(k);
+
+	if (ret < 0) {
+		kevent_unready(q, k);
+		kevent_unindex(q, k);
+		kevent_free(q, k);
+	}
+	return ret;
+}
+
+/**
+ * kevent_modify - change the event and flags of a registration
+ * @q: its queue, the mutex held
+ * @k: the registration
+ * @uk: the new event and req_flags, which its source accepted
+ *
+ * The pending event of @k is dropped and its object checked again: it
+ * may be ready at once.
+ */
+void kevent_modify(struct kevent_queue *q, struct kevent *k,
+		   const struct ukevent *uk)
+{
+	int ready;
+
+	spin_lock_irq(&q->ready_lock);
+	WRITE_ONCE(k->uk.event, uk->event);
+	WRITE_ONCE(k->uk.req_flags, uk->req_flags);
+	k->uk.ret_flags = 0;
+	k->uk.ret_data[0] = 0;
+	if (!(k->state & KEVENT_STATE_BROKEN))
+		k->uk.ret_data[1] = 0;
+	spin_unlock_irq(&q->ready_lock);
+
+	/* What the source queued under the old request goes. */
+	if (k->cb->modified)
+		k->cb->modified(k);
+	kevent_unready(q, k);
+	ready = k->state & KEVENT_STATE_BROKEN ? 1 : k->cb->check(k);
+	if (ready)
+		kevent_ready(k, ready);
+}
+
+/**
+ * kevent_remove - remove a registration and free it
+ * @q: its queue, the mutex held
+ * @k: the registration
+ *
+ * A pending event of @k is dropped.
+ */
+void kevent_remove(struct kevent_queue *q, struct kevent *k)
+{
+	lockdep_assert_held(&q->mutex);
+
+	k->cb->dequeue(k);
+	kevent_unready(q, k);
+	kevent_unindex(q, k);
+	kevent_free(q, k);
+}
+
+/**
+ * kevent_remove_all - remove every registration of a queue
+ * @q: the queue, the mutex held, no system call in it
+ *
+ * A registration whose object went away and whose key a new one took is
+ * no longer in the index, only on the ready list, waiting to be reported.
+ */
+void kevent_remove_all(struct kevent_queue *q)
+{
+	struct rb_node *node;
+	struct kevent *k;
+
+	while ((node = rb_first(&q->index))) {
+		kevent_remove(q, rb_entry(node, struct kevent, index_node));
+		cond_resched();
+	}
+	while ((k = list_first_entry_or_null(&q->ready, struct kevent,
+					     ready_entry))) {
+		kevent_remove(q, k);
+		cond_resched();
+	}
 }
 
 /* The copy of @k that userspace is given; under the ready lock. */
