@@ -8,11 +8,11 @@ pandoc gcc g++ gcc-multilib g++-multilib make ccache flex bison bc
 libelf-dev libssl-dev cpio xz-utils python3 perl man-db
 liburing-dev wrk httperf gnuplot-nox cmake patch git sparse
 python3-docutils python3-ply rsync python3-git debootstrap manpages
-manpages-dev procps"
+manpages-dev procps binutils"
 # manpages, manpages-dev and procps: the pages of other projects that
 # the manual's SEE ALSO names (epoll(7), syscall(2), proc(5),
 # sysctl(8)), which scripts/man-lint.sh finds with man -w; debootstrap
-# for make check-fresh.
+# for make check-fresh; binutils for nm and ar in scripts/core-calls.py.
 
 # ARCH=arm64: clang and LLVM (gcc-aarch64-linux-gnu conflicts with
 # gcc-multilib), arm64's C library and libgcc, QEMU for arm64, and

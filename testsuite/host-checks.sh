@@ -1,10 +1,11 @@
 #!/bin/sh
 # Checks that run on the host, as TAP: the UAPI header in every language
 # mode users build it in, <kevent.h> in C and C++, the ABI layout for 64
-# and 32 bits, checkpatch on the series, the scripts' commands against
-# scripts/deps.sh, and the manual (lint, every name of the headers found
-# by man -w, SYNOPSIS and fragments compiled, the SYNOPSIS as C++ too,
-# quoted examples identical to examples/).
+# and 32 bits, checkpatch on the series, the calls between the core's
+# files, the scripts' commands against scripts/deps.sh, and the manual
+# (lint, every name of the headers found by man -w, SYNOPSIS and
+# fragments compiled, the SYNOPSIS as C++ too, quoted examples identical
+# to examples/).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -94,6 +95,10 @@ checkpatch() {
 	return $status
 }
 check "checkpatch --strict reports nothing on the series" checkpatch
+# Read from the objects, so that a call the source hides in a macro
+# counts too.
+check "the files of kernel/kevent call each other in no circle" \
+	scripts/core-calls.py "$build/obj/kernel/kevent"
 
 # A tool that a script calls and deps.sh does not install works here,
 # where it was installed by hand, and fails on a fresh machine.
