@@ -25,6 +25,9 @@ import shutil
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True
+import kernel_sources  # noqa: E402
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TREE = os.path.join(TOP, 'kernel', 'tree')
 PATCHES = os.path.join(TOP, 'kernel', 'patches')
@@ -63,27 +66,20 @@ STEPS = [
 ]
 
 # (step, file, regex): the text the step adds to a file an earlier step
-# created.  Each regex must match the final file exactly once.
+# created.  Each regex must match the final file exactly once.  Each
+# source but the core's timer is a step of its name, which adds its
+# entry to the table, its declaration and its line of the Makefile.
 FILTERS = [
-    ('poll', KK + 'Makefile', r'^obj-y \+= poll\.o\n'),
-    ('pipe', KK + 'Makefile', r'^obj-y \+= pipe\.o\n'),
-    ('signal', KK + 'Makefile', r'^obj-y \+= signal\.o\n'),
-    ('posix_timer', KK + 'Makefile',
-     r'^obj-\$\(CONFIG_POSIX_TIMERS\) \+= kernel_api\.o posix_timer\.o\n'),
-    ('socket', KK + 'Makefile', r'^obj-\$\(CONFIG_NET\) \+= socket\.o\n'),
-    ('socket', KK + 'sources.c',
-     r'^#ifdef CONFIG_NET\n\t\[KEVENT_SOCKET\][^\n]*\n#endif\n'),
-    ('poll', KK + 'sources.c', r'^\t\[KEVENT_POLL\][^\n]*\n'),
-    ('pipe', KK + 'sources.c', r'^\t\[KEVENT_PIPE\][^\n]*\n'),
-    ('signal', KK + 'sources.c', r'^\t\[KEVENT_SIGNAL\][^\n]*\n'),
-    ('posix_timer', KK + 'sources.c',
-     r'^#ifdef CONFIG_POSIX_TIMERS\n\t\[KEVENT_POSIX_TIMER\][^\n]*\n#endif\n'),
-    ('socket', KK + 'sources.h', r'^extern [^\n]*kevent_socket_callbacks;\n'),
-    ('poll', KK + 'sources.h', r'^extern [^\n]*kevent_poll_callbacks;\n'),
-    ('pipe', KK + 'sources.h', r'^extern [^\n]*kevent_pipe_callbacks;\n'),
-    ('signal', KK + 'sources.h', r'^extern [^\n]*kevent_signal_callbacks;\n'),
-    ('posix_timer', KK + 'sources.h',
-     r'^extern [^\n]*kevent_posix_timer_callbacks;\n'),
+    (name, path, rx)
+    for name, config in kernel_sources.sources() if name != 'timer'
+    for path, rx in [
+        (KK + 'Makefile', r'^obj-[^\n]*\b%s\.o\n' % name),
+        (KK + 'sources.c',
+         (r'^#ifdef %s\n\t\[KEVENT_%s\][^\n]*\n#endif\n' %
+          (config, name.upper())) if config else
+         r'^\t\[KEVENT_%s\][^\n]*\n' % name.upper()),
+        (KK + 'sources.h', r'^extern [^\n]*kevent_%s_callbacks;\n' % name),
+    ]] + [
     ('poll', 'include/linux/kevent.h',
      r'^#ifdef CONFIG_KEVENT\nvoid __kevent_release_file\(.*?\n#endif\n\n'),
 ]
@@ -152,6 +148,11 @@ def check_coverage():
     if missing or extra or len(used) != len(set(used)):
         die('kernel/tree and the steps disagree: not in a step %s, '
             'not in kernel/tree %s' % (missing, extra))
+    names = [s[0] for s in STEPS]
+    for name, _ in kernel_sources.sources():
+        if name != 'timer' and name not in names:
+            die('the source %s of kernel/kevent/sources.c has no step' %
+                name)
     patches = [p for _, _, _, ps in STEPS for p in ps]
     if sorted(patches) != sorted(series()):
         die('kernel/patches/series and the steps disagree: %s vs %s' %

@@ -42,10 +42,12 @@ import signal
 import sys
 import traceback
 
-# scripts/traceability.py, imported for --trace, without a __pycache__.
+# scripts/traceability.py, imported for --trace, and kernel_sources.py,
+# without a __pycache__.
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), 'scripts'))
+import kernel_sources  # noqa: E402
 
 # A kernel log line: "[    3.141592] text", from the console or a dump.
 KTIME = re.compile(r'\[\s*(\d+\.\d+)\] ?')
@@ -62,7 +64,8 @@ TAP_POINT = re.compile(r'^(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?(.*)$')
 TAP_PLAN = re.compile(r'^1\.\.(\d+)\s*(#.*)?$')
 EXIT_LINE = re.compile(r'^### EXIT (\S+) (-?\d+)\s*(.*)$')
 CELL = re.compile(r'\[cell\s+([^\]\s]+)\s+([^\]\s]+)\s+([^\]\s]+)\s*\]')
-SOURCES = ('timer', 'poll', 'pipe', 'socket', 'signal', 'posix_timer')
+# The rows of the matrix: every source of the kernel's table.
+SOURCES = tuple(name for name, _ in kernel_sources.sources())
 FLAGS = ('ONESHOT', 'ET', 'WAKEUP_ALL', 'LAST_CHECK', 'ALWAYS_QUEUE')
 PATHS = ('get_events', 'ring')
 MIN_CPUS = 2
