@@ -40,20 +40,17 @@ CC		:= clang --target=aarch64-linux-gnu -fuse-ld=lld
 TWINS		:=
 else
 GUEST_DIR	:= $(BUILD)/guest
-TWINS		:= $(addsuffix -m32,$(TESTS))
+# The -m32 twins that testsuite/tests.list and nokevent.list run.
+TWINS		:= $(filter %-m32,$(shell scripts/suite-list.sh programs) \
+		   $(shell scripts/suite-list.sh programs testsuite/nokevent.list))
 endif
 GUEST_BIN	:= $(GUEST_DIR)/bin
 PROGRAMS	:= $(addprefix $(GUEST_BIN)/,$(EXAMPLES) $(TESTS) $(TWINS)) \
 		   $(GUEST_BIN)/kevent-probe
-# Examples that a test runs instead of tests.list (socket runs evserver).
-HELPERS		:= evserver
-# What the guest must run, one "NAME KIND" a line: every example, every
-# test and its -m32 twin.  report.py fails a program missing from the log.
+# What the guest must run, one "NAME KIND" a line: every line of
+# tests.list.  report.py fails a program missing from the log, and
+# scripts/suite-list.sh check a program that no list runs.
 EXPECTED	:= $(GUEST_DIR)/expected
-# Tests for the kernel without CONFIG_KEVENT (testsuite/nokevent.list):
-# built with the others, run by make selftests-compare, not expected in
-# make check, where they would fail.
-NOKEVENT_TESTS	:= nokevent nokevent-m32
 PROG_DEPS	:= include/kevent.h include/uapi/linux/kevent.h $(wildcard testsuite/lib/*.h)
 # kbench (bench/): make bench runs it in its own guest; make check runs
 # its smoke test (bench_smoke in testsuite/tests.list).
@@ -79,14 +76,8 @@ kernel:
 	@scripts/kernel.sh
 
 programs: $(PROGRAMS)
-	@printf '%s example\n' $(sort $(filter-out $(HELPERS),$(EXAMPLES))) \
-		>$(EXPECTED).tmp
-	@printf '%s tap\n' $(sort $(filter-out $(NOKEVENT_TESTS),$(TESTS) \
-		$(TWINS))) >>$(EXPECTED).tmp
-ifneq ($(ARCH),arm64)
-	@echo 'bench_smoke tap' >>$(EXPECTED).tmp
-	@echo 'kselftest-kevent tap' >>$(EXPECTED).tmp
-endif
+	@scripts/suite-list.sh check
+	@ARCH=$(ARCH) scripts/suite-list.sh expected >$(EXPECTED).tmp
 	@mv $(EXPECTED).tmp $(EXPECTED)
 
 $(GUEST_BIN)/%: examples/%.c $(PROG_DEPS)
@@ -137,16 +128,14 @@ bench:
 	@scripts/bench.sh
 
 ifeq ($(ARCH),arm64)
-# tests.list without what the arm64 guest does not run.
 initramfs: programs
-	@awk '$$1 !~ /-m32$$/ && $$1 != "bench_smoke" && \
-		$$1 != "kselftest-kevent"' testsuite/tests.list \
-		>$(GUEST_DIR)/tests.list
+	@ARCH=arm64 scripts/suite-list.sh guest >$(GUEST_DIR)/tests.list
 	@BUSYBOX=$(BUILD)/arm64/bin/busybox scripts/initramfs.sh \
 		$(GUEST_BIN) $(GUEST_DIR)/tests.list $(BUILD)/initramfs-arm64.cpio
 else
 initramfs: programs
-	@scripts/initramfs.sh $(GUEST_BIN) testsuite/tests.list \
+	@scripts/suite-list.sh guest >$(GUEST_DIR)/tests.list
+	@scripts/initramfs.sh $(GUEST_BIN) $(GUEST_DIR)/tests.list \
 		$(BUILD)/initramfs.cpio
 endif
 

@@ -43,17 +43,21 @@ die() {
 	exit 1
 }
 
-# tests.list for a kernel of one's own: the lines whose program is built
-# for this architecture, without the kernel's own kselftests, which run
-# the same programs from this tree's kernel build.
+# tests.list for a kernel of one's own: the guest's lines whose program
+# is built for this architecture, without those flagged tree (the
+# kernel's own kselftests, which run the same programs from this tree's
+# kernel build).
 suite_list() {
-	while read -r name cmd args; do
+	tree=" $(scripts/suite-list.sh flag tree | tr '\n' ' ') "
+	scripts/suite-list.sh guest | while read -r name cmd args; do
 		case "$name" in
 		'#heavy') echo "$name $cmd${args:+ $args}" ;;
-		''|'#'*|kselftest-*) ;;
-		*) [ ! -f "$guest/$cmd" ] || echo "$name $cmd${args:+ $args}" ;;
+		*) case "$tree" in
+		   *" $name "*) ;;
+		   *) [ ! -f "$guest/$cmd" ] || echo "$name $cmd${args:+ $args}" ;;
+		   esac ;;
 		esac
-	done <testsuite/tests.list
+	done
 }
 
 # The programs, and the list of those NAMEs alone if any are given.

@@ -9,7 +9,7 @@
 # ctl-m32 alone for the twin only), an example of examples/, or a line of
 # testsuite/tests.list (limits-huge).  Each runs as testsuite/tests.list
 # says, with its arguments.  The guest boots with an initramfs of only
-# these programs (and evserver, which socket runs), and report.py reports
+# these programs (and the helpers of tests.list: evserver, which socket runs), and report.py reports
 # on them alone: no traceability report, which needs the whole suite.
 #
 # Environment: BUILD, VARIANT (the kernel: build/obj or build/obj-VARIANT),
@@ -22,7 +22,9 @@ cd "$top"
 build=${BUILD:-build}
 dir=$build/guest-test
 bin=$build/guest/bin
-helpers=evserver
+helpers=$(scripts/suite-list.sh flag helper)
+# The guest's lines of testsuite/tests.list, twins expanded.
+lines=$(scripts/suite-list.sh guest | grep -v '^#')
 
 if [ $# -eq 0 ]; then
 	echo 'usage: make guest-test T="NAME..."  (a test, an example, or a name of testsuite/tests.list)' >&2
@@ -31,8 +33,8 @@ fi
 
 # The tests.list line of a program, or "NAME bin/NAME" if it has none.
 list_line() {
-	awk -v n="$1" '$1 == n { print; found = 1; exit }
-		END { if (!found) print n "\tbin/" n }' testsuite/tests.list
+	echo "$lines" | awk -v n="$1" '$1 == n { print; found = 1; exit }
+		END { if (!found) print n "\tbin/" n }'
 }
 
 # The program a tests.list line runs.
@@ -49,8 +51,7 @@ for n in "$@"; do
 	if [ -f "$src" ] && [ "${n%-m32}" = "$n" ]; then
 		names="$names $n $n-m32"
 	elif [ -f "$src" ] || [ -f "examples/$n.c" ] ||
-	     awk -v n="$n" '$1 == n { f = 1 } END { exit !f }' \
-		testsuite/tests.list; then
+	     echo "$lines" | awk -v n="$n" '$1 == n { f = 1 } END { exit !f }'; then
 		names="$names $n"
 	else
 		echo "guest-test: $n is neither a test, an example nor a line of testsuite/tests.list" >&2

@@ -44,10 +44,9 @@ logs=$dir/logs
 jobs=${JOBS:-$(nproc)}
 limit=${MUTANTS_LIMIT:-900}
 mutants=testsuite/mutants
-# The quick unit tests first, so that a kill is found early; then the
-# rest of testsuite/tests.list in its order.
-first="init ctl flags wait ring poll pipe signals posix_timers socket matrix"
-first="$first hostile races limits limits-huge security"
+# The quick unit tests first (flag quick in testsuite/tests.list), so
+# that a kill is found early; then the rest of the list in its order.
+first=$(scripts/suite-list.sh flag quick | tr '\n' ' ')
 
 die() {
 	echo "mutants.sh: $*" >&2
@@ -116,12 +115,12 @@ for f in kselftest-kevent kselftest-kevent.tar; do
 	[ ! -f "$build/guest/bin/$f" ] || cp "$build/guest/bin/$f" "$dir/guest/bin/"
 done
 list=$dir/tests.list
+scripts/suite-list.sh guest | grep -v '^#' >"$dir/guest.list"
 {
 	for n in $first; do
-		awk -v n="$n" '$1 == n' testsuite/tests.list
+		awk -v n="$n" '$1 == n' "$dir/guest.list"
 	done
-	awk -v first=" $first " '/^[^#]/ && index(first, " " $1 " ") == 0' \
-		testsuite/tests.list
+	awk -v first=" $first " 'index(first, " " $1 " ") == 0' "$dir/guest.list"
 } | while read -r name cmd args; do
 	if [ -f "$dir/guest/$cmd" ]; then
 		echo "$name $cmd${args:+ $args}"

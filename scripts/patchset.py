@@ -84,11 +84,14 @@ FILTERS = [
      r'^#ifdef CONFIG_KEVENT\nvoid __kevent_release_file\(.*?\n#endif\n\n'),
 ]
 
-# The selftests: these programs of testsuite/tests run without arguments
-# and without the examples; the headers they include, and the user-space
-# header.  Generated into the selftests' folder.
-SELFTESTS = ['init', 'ctl', 'flags', 'wait', 'ring', 'poll', 'fdinfo',
-             'pipe', 'signals', 'posix_timers', 'matrix', 'security']
+# The selftests: the programs of testsuite/tests that tests.list flags
+# selftest (they run without arguments and without the examples); the
+# headers they include, and the user-space header.  Generated into the
+# selftests' folder.
+SELFTESTS = subprocess.run([os.path.join(TOP, 'scripts', 'suite-list.sh'),
+                            'flag', 'selftest'], check=True,
+                           stdout=subprocess.PIPE,
+                           universal_newlines=True).stdout.split()
 SELFTEST_COPIES = [('testsuite/lib/kevent_sys.h', 'lib/kevent_sys.h'),
                    ('testsuite/lib/harness.h', 'lib/harness.h'),
                    ('testsuite/lib/rand.h', 'lib/rand.h'),
@@ -153,10 +156,24 @@ def check_coverage():
         if name != 'timer' and name not in names:
             die('the source %s of kernel/kevent/sources.c has no step' %
                 name)
+    check_selftests()
     patches = [p for _, _, _, ps in STEPS for p in ps]
     if sorted(patches) != sorted(series()):
         die('kernel/patches/series and the steps disagree: %s vs %s' %
             (sorted(series()), sorted(patches)))
+
+
+def check_selftests():
+    """The selftests' Makefile and .gitignore name the flagged programs."""
+    mk = read(os.path.join(TREE, ST, 'Makefile'))
+    m = re.search(r'^KEVENT_TESTS := ((?:.*\\\n)*.*)$', mk, re.M)
+    listed = m.group(1).replace('\\\n', ' ').split() if m else []
+    ignored = [line.lstrip('/') for line in
+               read(os.path.join(TREE, ST, '.gitignore')).split()]
+    for what, names in (('Makefile', listed), ('.gitignore', ignored)):
+        if names != SELFTESTS:
+            die('%s%s names %s; testsuite/tests.list flags selftest %s' %
+                (ST, what, ' '.join(names), ' '.join(SELFTESTS)))
 
 
 def filtered(path, step_index):

@@ -161,7 +161,7 @@ done
 cp testsuite/guest/kselftest "$bin/"
 # The programs of testsuite/nokevent.list, built as make check builds
 # the testsuite.
-noprogs=$(awk '!/^#/ && NF >= 2 { sub("^bin/", "", $2); print $2 }' testsuite/nokevent.list)
+noprogs=$(scripts/suite-list.sh programs testsuite/nokevent.list)
 # shellcheck disable=SC2046
 make -s --no-print-directory $(for p in $noprogs; do echo "$build/guest/bin/$p"; done) ||
 	die "building testsuite/nokevent.list failed"
@@ -175,7 +175,8 @@ if [ -n "$(find "$pristine" -newer "$out/stamp" -print -quit)" ]; then
 fi
 
 stage "initramfs"
-grep -hv -e '^#' -e '^[[:space:]]*$' "$list" testsuite/nokevent.list >"$out/tests.list"
+scripts/suite-list.sh guest testsuite/nokevent.list | grep -v '^#' >"$out/nokevent.list"
+grep -hv -e '^#' -e '^[[:space:]]*$' "$list" "$out/nokevent.list" >"$out/tests.list"
 VARIANT=nokevent scripts/initramfs.sh "$bin" "$out/tests.list" "$out/initramfs.cpio"
 # /init's limit per program must not cut a test's own one short.
 max=$(awk '$2 == "bin/kselftest" && $3 > m { m = $3 } END { print m + 30 }' "$out/tests.list")
@@ -194,4 +195,4 @@ done
 
 stage "compare"
 exec python3 testsuite/selftests-compare.py --timings "$timings" \
-	"$out/kevent.log" "$out/nokevent.log"
+	--nokevent-list "$out/nokevent.list" "$out/kevent.log" "$out/nokevent.log"
