@@ -651,7 +651,7 @@ class Report:
                                                 for m in names])])
 
     def targets_md(self):
-        md = ['## Targets of issue 11', '',
+        md = ['## Targets against epoll and io_uring', '',
               'Ratios measured in this boot, against the targets.', '']
         body = []
         for what, got, want in self.targets:

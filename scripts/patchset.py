@@ -274,7 +274,7 @@ def bench_summary():
         return ''
     text = read(path)
     out = []
-    for titles in (r'The cost of the hooks', r'Summary|Targets of issue 11'):
+    for titles in (r'The cost of the hooks', r'Summary|Targets against epoll and io_uring'):
         m = re.search(r'^## ((?:%s)[^\n]*)\n(.*?)(?=^## |\Z)' % titles, text,
                       re.M | re.S)
         table = m and re.search(r'((?:^\|[^\n]*\|\n)+)', m.group(2), re.M)
