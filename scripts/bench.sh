@@ -22,17 +22,13 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
 cd "$top"
 profile=${1:-full}
 build=${BUILD:-build}
 out=$build/bench
 bin=$out/bin
 limit=${BENCH_TIME_LIMIT:-1500}
-start=$(date +%s)
-
-stage() {
-	printf '== [%4ds] %s\n' "$(($(date +%s) - start))" "$*"
-}
 
 stage "packages"
 scripts/deps.sh

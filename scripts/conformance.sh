@@ -24,6 +24,7 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
 cd "$top"
 build=${BUILD:-build}
 arch=${ARCH:-x86_64}
@@ -37,11 +38,6 @@ fi
 dir=${CONFORMANCE_DIR:-$build/conformance$suffix}
 limit=${CONFORMANCE_LIMIT:-1500}
 . testsuite/guest/suite.sh
-
-die() {
-	echo "conformance: $*" >&2
-	exit 1
-}
 
 # tests.list for a kernel of one's own: the guest's lines whose program
 # is built for this architecture, without those flagged tree (the

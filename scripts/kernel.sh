@@ -20,6 +20,7 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
 build=${BUILD:-$top/build}
 case "$build" in /*) ;; *) build=$top/$build ;; esac
 tarball=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
@@ -36,29 +37,8 @@ esac
 obj=$build/obj$suffix${variant:+-$variant}
 logs=$build/logs
 jobs=${JOBS:-$(nproc)}
-start=$(date +%s)
 
 mkdir -p "$logs"
-
-say() {
-	printf '[%4ds] %s\n' "$(($(date +%s) - start))" "$*"
-}
-
-die() {
-	printf 'kernel.sh: %s\n' "$*" >&2
-	exit 1
-}
-
-# Run a long command with its output in a log; show the log's tail if it
-# fails.
-logged() {
-	log=$1
-	shift
-	if ! "$@" >"$log" 2>&1; then
-		tail -n 40 "$log" >&2
-		die "failed: $* (full log: $log)"
-	fi
-}
 
 unpack() {
 	[ -f "$tarball" ] || die "$tarball is missing: install linux-source-6.1"

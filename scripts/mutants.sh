@@ -36,6 +36,8 @@
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
+die_status=2
 cd "$top"
 build=${BUILD:-build}
 case "$build" in /*) ;; *) build=$top/$build ;; esac
@@ -48,16 +50,6 @@ mutants=testsuite/mutants
 # that a kill is found early; then the rest of the list in its order.
 first=$(scripts/suite-list.sh flag quick | tr '\n' ' ')
 
-die() {
-	echo "mutants.sh: $*" >&2
-	exit 2
-}
-
-say() {
-	printf '[%5ds] %s\n' "$(($(date +%s) - start))" "$*"
-}
-
-start=$(date +%s)
 [ -f "$build/linux/Makefile" ] || die "no assembled tree: run make kernel first"
 [ -f "$build/obj/.config" ] || die "no $build/obj: run make kernel first"
 command -v unshare >/dev/null || die "unshare (util-linux) is needed"

@@ -18,6 +18,7 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
 build=${BUILD:-$top/build}
 case "$build" in /*) ;; *) build=$top/$build ;; esac
 export BUILD="$build"
@@ -35,11 +36,6 @@ export GIT_COMMITTER_EMAIL="$GIT_AUTHOR_EMAIL"
 # Fixed dates: the same series gives the same commits and patches.
 export GIT_AUTHOR_DATE="2024-01-01T00:00:00+0000"
 export GIT_COMMITTER_DATE="$GIT_AUTHOR_DATE"
-
-die() {
-	printf 'patchset.sh: %s\n' "$*" >&2
-	exit 1
-}
 
 git_() {
 	git -C "$repo" -c core.autocrlf=false -c advice.detachedHead=false \

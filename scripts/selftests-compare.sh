@@ -24,6 +24,7 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
 cd "$top"
 build=${BUILD:-$top/build}
 case "$build" in /*) ;; *) build=$top/$build ;; esac
@@ -35,17 +36,7 @@ bin=$out/bin
 kernels=${SELFTESTS_KERNELS-kevent nokevent}
 boot_limit=${SELFTESTS_BOOT_LIMIT:-900}
 jobs=${JOBS:-$(nproc)}
-start=$(date +%s)
 timings=$out/timings
-
-stage() {
-	printf '== [%4ds] %s\n' "$(($(date +%s) - start))" "$*"
-}
-
-die() {
-	printf 'selftests-compare: %s\n' "$*" >&2
-	exit 1
-}
 
 # Seconds since the epoch; wall time of a step into $timings.
 clock() {

@@ -6,9 +6,9 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
 cd "$top"
 build=${BUILD:-build}
-start=$(date +%s)
 # ARCH=arm64: the arm64 kernel and programs (doc/testing.md); the series
 # check and libevent are x86's, and run in make check alone.
 arch=${ARCH:-x86_64}
@@ -18,10 +18,6 @@ if [ "$arch" != x86_64 ]; then
 	guest=$build/guest-$arch
 	log=$build/guest-$arch.log
 fi
-
-stage() {
-	printf '== [%4ds] %s\n' "$(($(date +%s) - start))" "$*"
-}
 
 # A step that must work for anything to run: when it fails, the report
 # is one failure, still ending with the summary line.
