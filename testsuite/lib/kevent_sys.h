@@ -93,6 +93,23 @@ static inline int add1(int fd, struct ukevent uk)
 	return ret;
 }
 
+/* A new queue without a ring, with kevent_init()'s flags, or bail out. */
+static inline int new_queue(unsigned int flags)
+{
+	int fd = sys_kevent_init(NULL, 0, flags);
+
+	if (fd < 0)
+		bail_out("kevent_init: %s", strerror(errno));
+	return fd;
+}
+
+/* ADD of one registration a test needs: bail out if it fails. */
+#define setup_add(fd, uk) \
+	must(add1((fd), (uk)) == 0, "setup ADD: %s", strerror(errno))
+
+/* The user data of anchored_queue()'s timer. */
+#define ANCHOR_PTR	0xa9c4
+
 /*
  * A new queue holding one far-off timer, so that REMOVE, MODIFY or READY
  * of one entry that is not there is not refused for asking more than the
@@ -100,11 +117,9 @@ static inline int add1(int fd, struct ukevent uk)
  */
 static inline int anchored_queue(void)
 {
-	int fd = sys_kevent_init(NULL, 0, 0);
+	int fd = new_queue(0);
 
-	if (fd < 0)
-		bail_out("kevent_init: %s", strerror(errno));
-	if (add1(fd, timer_ms(100000, 0, 0xa9c4)))
+	if (add1(fd, timer_ms(100000, 0, ANCHOR_PTR)))
 		bail_out("anchor timer: %s", strerror(errno));
 	return fd;
 }

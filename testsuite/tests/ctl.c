@@ -14,18 +14,6 @@
 
 #define BROKEN_DONE	(KEVENT_RET_BROKEN | KEVENT_RET_DONE)
 
-static int new_queue(void)
-{
-	int fd = sys_kevent_init(NULL, 0, 0);
-
-	if (fd < 0)
-		bail_out("kevent_init: %s", strerror(errno));
-	return fd;
-}
-
-/* ADD of one registration a test needs: bail out if it fails. */
-#define setup_add(fd, uk) \
-	must(add1((fd), (uk)) == 0, "setup ADD: %s", strerror(errno))
 
 /* Would kevent_get_events() return an event now?  (poll(2) says.) */
 static int readable(int fd)
@@ -48,7 +36,7 @@ static int readable(int fd)
 
 static void test_add_remove(void)
 {
-	int fd = new_queue();
+	int fd = new_queue(0);
 	struct ukevent uk = timer_ms(10000, 0, 1), again;
 
 	is_int(ctl1(fd, KEVENT_CTL_ADD, &uk), 0,
@@ -91,7 +79,7 @@ static void test_add_remove(void)
 
 static void test_add_compacts(void)
 {
-	int fd = new_queue();
+	int fd = new_queue(0);
 	struct ukevent uk[5], rm[3];
 	int i;
 
@@ -143,7 +131,7 @@ static void test_enosys(void)
 	struct ukevent uk;
 	char what[128];
 	unsigned int i;
-	int fd = new_queue();
+	int fd = new_queue(0);
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		uk = timer_ms(1000, 0, i);
@@ -160,7 +148,7 @@ static void test_enosys(void)
 
 static void test_bad_req_flags(void)
 {
-	int fd = new_queue();
+	int fd = new_queue(0);
 	struct ukevent uk = timer_ms(10000, 1U << 5, 1);
 
 	is_int(ctl1(fd, KEVENT_CTL_ADD, &uk), 1,
@@ -184,7 +172,7 @@ static void test_bad_req_flags(void)
 
 static void test_enoent(void)
 {
-	int fd = new_queue();
+	int fd = new_queue(0);
 	struct ukevent uk[3];
 	int i;
 
@@ -247,7 +235,7 @@ static void test_enoent(void)
 
 static void test_num_too_large(void)
 {
-	int fd = new_queue();
+	int fd = new_queue(0);
 	struct ukevent uk[3];
 
 	setup_add(fd, timer_ms(10000, 0, 1));
@@ -274,7 +262,7 @@ static void test_num_too_large(void)
 
 static void test_bad_cmd_and_fd(void)
 {
-	int fd = new_queue(), closed, p[2], null;
+	int fd = new_queue(0), closed, p[2], null;
 	struct ukevent uk = timer_ms(10000, 0, 1);
 
 	/* A descriptor number that nothing below can reuse. */
@@ -320,7 +308,7 @@ static void test_bad_cmd_and_fd(void)
 
 static void test_efault(void)
 {
-	int fd = new_queue();
+	int fd = new_queue(0);
 	struct ukevent *hole = unmapped_page(), bad, *ro;
 
 	is_err(sys_kevent_ctl(fd, KEVENT_CTL_ADD, 1, NULL), EFAULT,
@@ -360,7 +348,7 @@ static void test_efault(void)
 
 static void test_modify(void)
 {
-	int fd = new_queue();
+	int fd = new_queue(0);
 	struct ukevent uk = timer_ms(20, 0, 5), buf[4];
 	int n;
 
@@ -396,7 +384,7 @@ static void test_modify(void)
 
 static void test_ready(void)
 {
-	int fd = new_queue();
+	int fd = new_queue(0);
 	struct ukevent uk = timer_ms(10000, 0, 7), buf[4];
 	int n;
 
@@ -432,7 +420,7 @@ static void test_ready(void)
 /* REMOVE of a ready registration drops the pending event. */
 static void test_remove_ready(void)
 {
-	int fd = new_queue();
+	int fd = new_queue(0);
 	struct ukevent uk = timer_ms(10000, 0, 8), buf[2];
 
 	is_int(add1(fd, uk), 0, "REMOVE of a ready one: ADD of a 10 s timer");
@@ -474,7 +462,7 @@ static void *waiter_main(void *arg)
 
 static void test_ready_wakes(void)
 {
-	struct waiter w = { .fd = new_queue() };
+	struct waiter w = { .fd = new_queue(0) };
 	pthread_t th;
 	int asleep;
 

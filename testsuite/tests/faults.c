@@ -273,7 +273,7 @@ static struct outcome call_get_events(void)
 
 static struct outcome call_modify(void)
 {
-	struct ukevent uk = timer_ms(100000, 0, 0xa9c4);
+	struct ukevent uk = timer_ms(100000, 0, ANCHOR_PTR);
 
 	/* The anchor of the queue: put back by the next setup. */
 	return outcome(ctl1(queue, KEVENT_CTL_MODIFY, &uk));

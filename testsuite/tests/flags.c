@@ -12,23 +12,7 @@
 #include "../lib/kevent_sys.h"
 
 #define BROKEN_DONE	(KEVENT_RET_BROKEN | KEVENT_RET_DONE)
-#define ANCHOR		1000	/* ptr of a 100 s timer kept in queues */
 
-static int new_queue(void)
-{
-	int fd = sys_kevent_init(NULL, 0, 0);
-
-	if (fd < 0)
-		bail_out("kevent_init: %s", strerror(errno));
-	/* REMOVE needs num <= registrations: keep one registered. */
-	if (add1(fd, timer_ms(100000, 0, ANCHOR)))
-		bail_out("ADD of the anchor timer: %s", strerror(errno));
-	return fd;
-}
-
-/* ADD of one registration a test needs: bail out if it fails. */
-#define setup_add(fd, uk) \
-	must(add1((fd), (uk)) == 0, "setup ADD: %s", strerror(errno))
 
 /* REMOVE of uk: 1 if it was registered, 0 if ENOENT, -1 otherwise. */
 static int remove_found(int fd, struct ukevent uk)
@@ -44,7 +28,7 @@ static int remove_found(int fd, struct ukevent uk)
 
 static void test_oneshot(void)
 {
-	int fd = new_queue(), n;
+	int fd = anchored_queue(), n;
 	struct ukevent buf[4];
 	long long start = now_ns();
 
@@ -72,7 +56,7 @@ static void test_oneshot(void)
 
 static void test_periodic(void)
 {
-	int fd = new_queue(), n, i, good = 1;
+	int fd = anchored_queue(), n, i, good = 1;
 	struct ukevent buf[4];
 	long long start = now_ns(), prev;
 	__u32 now;
@@ -117,7 +101,7 @@ static void test_periodic(void)
 
 static void test_min_period(void)
 {
-	int fd = new_queue(), n;
+	int fd = anchored_queue(), n;
 	struct ukevent buf[2];
 	long long start = now_ns(), us;
 
@@ -153,7 +137,7 @@ static void test_timer_einval(void)
 	};
 	struct ukevent uk, buf[2];
 	unsigned int i;
-	int fd = new_queue();
+	int fd = anchored_queue();
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		uk = timer_ukevent(t[i].sec, t[i].nsec, t[i].req_flags, 10 + i);
@@ -176,7 +160,7 @@ static void test_timer_einval(void)
 
 static void test_zero_oneshot(void)
 {
-	int fd = new_queue(), n, first, again;
+	int fd = anchored_queue(), n, first, again;
 	struct ukevent uk = timer_ukevent(0, 0, KEVENT_REQ_ONESHOT, 20);
 	struct ukevent buf[4];
 	long long start = now_ns();
@@ -214,7 +198,7 @@ static int make_pipe(int p[2])
 
 static void test_level_vs_edge(void)
 {
-	int fd = new_queue(), p[2], n;
+	int fd = anchored_queue(), p[2], n;
 	struct ukevent buf[4];
 	char c = 'x';
 
@@ -277,7 +261,7 @@ static void test_level_vs_edge(void)
 
 static void test_last_check(void)
 {
-	int fd = new_queue(), p[2], n;
+	int fd = anchored_queue(), p[2], n;
 	struct ukevent buf[4];
 	char c = 'x';
 
@@ -310,7 +294,7 @@ static void test_last_check(void)
 
 static void test_always_queue(void)
 {
-	int fd = new_queue(), p[2], n;
+	int fd = anchored_queue(), p[2], n;
 	struct ukevent uk, buf[4];
 	char c = 'x';
 
@@ -384,7 +368,7 @@ static void wakeup_case(int all)
 	struct waiter w[2];
 	pthread_t th[2];
 	long long start;
-	int i, fd = new_queue(), asleep = 1;
+	int i, fd = anchored_queue(), asleep = 1;
 	__u32 flags = KEVENT_REQ_ONESHOT | (all ? KEVENT_REQ_WAKEUP_ALL : 0);
 	const char *tag = all ? "WAKEUP_ALL" : "no WAKEUP_ALL";
 

@@ -1387,7 +1387,7 @@ static void *churner_main(void *arg)
 
 static int anchored(int fd)
 {
-	struct ukevent uk = timer_ukevent(100000, 0, 0, 0xa9c4);
+	struct ukevent uk = timer_ukevent(100000, 0, 0, ANCHOR_PTR);
 
 	if (fd < 0 || kevent_ctl(fd, KEVENT_CTL_ADD, 1, &uk) != 0)
 		bail_out("anchor: %s", strerror(errno));

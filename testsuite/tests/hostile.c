@@ -29,14 +29,6 @@
 #define SEND		KEVENT_SOCKET_SEND
 #define BROKEN_DONE	(KEVENT_RET_BROKEN | KEVENT_RET_DONE)
 
-static int new_queue(unsigned int flags)
-{
-	int fd = sys_kevent_init(NULL, 0, flags);
-
-	if (fd < 0)
-		bail_out("kevent_init: %s", strerror(errno));
-	return fd;
-}
 
 static struct ukevent fd_uk(__u32 type, int fd, __u32 event, __u32 req_flags,
 			    __u64 ptr)

@@ -47,14 +47,6 @@
 
 static int slow_kernel;
 
-static int new_queue(void)
-{
-	int fd = sys_kevent_init(NULL, 0, 0);
-
-	if (fd < 0)
-		bail_out("kevent_init: %s", strerror(errno));
-	return fd;
-}
 
 static struct ukevent pipe_uk(int fd, __u64 ptr)
 {
@@ -364,7 +356,7 @@ static void part_default(void)
 	   "C5: a negative limit is refused (EINVAL)");
 	if (sysctl_write(0))
 		bail_out("write 0 to " SYSCTL ": %s", strerror(errno));
-	q = new_queue();
+	q = new_queue(0);
 	if (pipe(p))
 		bail_out("pipe");
 	is_int(add_err(q, pipe_uk(p[0], 1)), ENOSPC,
@@ -399,7 +391,7 @@ static void nobody_child(void)
 
 	cok(!setgroups(0, NULL) && !setgid(NOBODY) && !setuid(NOBODY) &&
 	    getuid() == NOBODY, "C5: the child runs as uid %d", NOBODY);
-	q = new_queue();
+	q = new_queue(0);
 	if (pipe(p))
 		_exit(2);
 	for (i = 0; i <= SMALL_LIMIT; i++)
@@ -439,7 +431,7 @@ static void nobody_child(void)
 		;
 	cok(add_err(q, pipe_uk(p[0], 3001)) == 0,
 	    "C5: timer_delete() gives its slot back");
-	q2 = new_queue();
+	q2 = new_queue(0);
 	cok(add_err(q2, pipe_uk(p[0], 1)) == ENOSPC,
 	    "C5: the limit is per user: a second queue gets ENOSPC "
 	    "[kevent_ctl.2 ENOSPC]");
@@ -462,7 +454,7 @@ static void part_nobody(void)
 	     NOBODY, SMALL_LIMIT);
 	ok(have && !sysctl_write(SMALL_LIMIT),
 	   "C5: the limit is lowered to %d", SMALL_LIMIT);
-	q = new_queue();
+	q = new_queue(0);
 	if (pipe(p))
 		bail_out("pipe");
 	for (i = 0; i <= SMALL_LIMIT; i++)
@@ -559,8 +551,8 @@ static void object_child(void)
 
 	cok(!setgroups(0, NULL) && !setgid(NOBODY) && !setuid(NOBODY) &&
 	    getuid() == NOBODY, "C5: the child runs as uid %d", NOBODY);
-	q = new_queue();
-	q2 = new_queue();
+	q = new_queue(0);
+	q2 = new_queue(0);
 	if (pipe(walk_pipe) || pipe(p2))
 		_exit(2);
 	cok(fill_object(q, pipe_uk, walk_pipe[0]),
@@ -584,7 +576,7 @@ static void object_child(void)
 	close(q);
 	close(q2);
 
-	q = new_queue();
+	q = new_queue(0);
 	cok(fill_object(q, signal_uk, SIGUSR1),
 	    "C5: %d registrations of SIGUSR1: the next gives ENOSPC "
 	    "[kevent_ctl.2 ENOSPC]", OBJECT_LIMIT);
@@ -642,7 +634,7 @@ static void part_timers(void)
 	if (!buf || !seen)
 		bail_out("calloc");
 	pin_cpu0(1);
-	q = new_queue();
+	q = new_queue(0);
 	t_add0 = now_ns();
 	for (i = 0; i < n; i += chunk) {
 		unsigned int j;
@@ -752,7 +744,7 @@ static void part_bigctl(void)
 	 * small ADD (a big one is about three times slower per entry on
 	 * TCG), 10^6 at most, a tenth of that at least.
 	 */
-	q = new_queue();
+	q = new_queue(0);
 	t0 = now_ns();
 	if (sys_kevent_ctl(q, KEVENT_CTL_ADD, 10000, buf))
 		bail_out("M7: ADD of 10000: %s", strerror(errno));
@@ -765,7 +757,7 @@ static void part_bigctl(void)
 	diag("M7: a kevent_ctl() ADD of %u entries (%lld ns each), fdinfo and "
 	     "close of that queue, with a thread on the same CPU measuring "
 	     "its latency", n, per_ns);
-	q = new_queue();
+	q = new_queue(0);
 
 	latency_start(&lat);
 	t0 = now_ns();

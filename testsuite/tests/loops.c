@@ -32,13 +32,6 @@ static struct ukevent fd_uk(__u32 type, int fd, __u32 event, __u32 req_flags,
 	return uk;
 }
 
-static int new_queue(void)
-{
-	int q = sys_kevent_init(NULL, 0, KEVENT_INIT_CLOEXEC);
-
-	must(q >= 0, "kevent_init: %s", strerror(errno));
-	return q;
-}
 
 static void new_pipe(int p[2])
 {
@@ -53,7 +46,7 @@ static void new_pipe(int p[2])
 static void ready_at_add(const char *page, struct ukevent uk)
 {
 	struct ukevent ev;
-	int q = new_queue(), n, later;
+	int q = new_queue(KEVENT_INIT_CLOEXEC), n, later;
 
 	n = ctl1(q, KEVENT_CTL_ADD, &uk);
 	later = harvest(q, &ev, 1);
@@ -62,7 +55,7 @@ static void ready_at_add(const char *page, struct ukevent uk)
 	   n, uk.ret_flags, later, page);
 	close(q);
 
-	q = new_queue();
+	q = new_queue(KEVENT_INIT_CLOEXEC);
 	uk.req_flags |= KEVENT_REQ_ALWAYS_QUEUE;
 	uk.ret_flags = 0;
 	n = ctl1(q, KEVENT_CTL_ADD, &uk);
@@ -119,7 +112,7 @@ static void watched_pair(int q, int sv[2], __u32 req_flags, __u64 ptr)
 static void test_end_of_stream(void)
 {
 	struct ukevent ev;
-	int q = new_queue(), sv[2], n;
+	int q = new_queue(KEVENT_INIT_CLOEXEC), sv[2], n;
 	char c;
 
 	/* The peer shuts down its sending side: ready, a read of 0. */
@@ -146,7 +139,7 @@ static void test_end_of_stream(void)
 static void test_poll_event_zero(void)
 {
 	struct ukevent ev;
-	int q = new_queue(), p[2], n;
+	int q = new_queue(KEVENT_INIT_CLOEXEC), p[2], n;
 
 	new_pipe(p);
 	n = add1(q, fd_uk(KEVENT_POLL, p[0], 0, KEVENT_REQ_ALWAYS_QUEUE, 7));
@@ -168,7 +161,7 @@ static void test_poll_event_zero(void)
 static void test_ctl_write_back(void)
 {
 	struct ukevent uk[3];
-	int q = new_queue(), n;
+	int q = new_queue(KEVENT_INIT_CLOEXEC), n;
 
 	uk[0] = timer_ms(100000, 0, 10);
 	uk[1] = fd_uk(KEVENT_PIPE, -1, RECV, 0, 11);	/* fails: EBADF */
@@ -189,7 +182,7 @@ static void test_ctl_write_back(void)
 static void test_ctl_count(void)
 {
 	struct ukevent uk[2];
-	int q = new_queue(), a[2], b[2], n, one, two;
+	int q = new_queue(KEVENT_INIT_CLOEXEC), a[2], b[2], n, one, two;
 
 	new_pipe(a);
 	new_pipe(b);
@@ -220,7 +213,7 @@ static void test_ctl_count(void)
 static void test_add_again(void)
 {
 	struct ukevent ev, again;
-	int q = new_queue(), p[2], n;
+	int q = new_queue(KEVENT_INIT_CLOEXEC), p[2], n;
 
 	new_pipe(p);
 	must(add1(q, fd_uk(KEVENT_PIPE, p[0], RECV, KEVENT_REQ_ONESHOT |
@@ -256,7 +249,7 @@ static void test_add_again(void)
 static void test_readd_broken(void)
 {
 	struct ukevent ev;
-	int q = new_queue(), sv[2], n;
+	int q = new_queue(KEVENT_INIT_CLOEXEC), sv[2], n;
 	char c;
 
 	watched_pair(q, sv, KEVENT_REQ_ONESHOT | KEVENT_REQ_ALWAYS_QUEUE, 36);
@@ -319,7 +312,7 @@ static void test_flag_combinations(void)
 static void test_timer_ready_count(void)
 {
 	struct ukevent ev, uk = timer_ms(20, 0, 40);
-	int q = new_queue(), n;
+	int q = new_queue(KEVENT_INIT_CLOEXEC), n;
 
 	must(add1(q, uk) == 0, "ADD");
 	must(ctl1(q, KEVENT_CTL_READY, &uk) == 0, "READY");
@@ -335,7 +328,7 @@ static void test_timer_ready_count(void)
 static void test_limits(void)
 {
 	struct ukevent *buf = calloc(2, sizeof(*buf));
-	int q = new_queue(), p[2], n;
+	int q = new_queue(KEVENT_INIT_CLOEXEC), p[2], n;
 	long long start;
 
 	must(buf != NULL, "calloc");
@@ -399,7 +392,7 @@ static void test_waiters(void)
 {
 	struct waiter a, b;
 	pthread_t ta, tb;
-	int q = new_queue(), p[2];
+	int q = new_queue(KEVENT_INIT_CLOEXEC), p[2];
 
 	new_pipe(p);
 	must(add1(q, fd_uk(KEVENT_PIPE, p[0], RECV, KEVENT_REQ_ONESHOT, 60)) == 0,
@@ -539,7 +532,7 @@ static void test_threads(void)
 	int i, joined = 0;
 	long long end;
 
-	pool_q = new_queue();
+	pool_q = new_queue(KEVENT_INIT_CLOEXEC);
 	new_pipe(stop_pipe);
 	uk = fd_uk(KEVENT_PIPE, stop_pipe[0], RECV,
 		   KEVENT_REQ_WAKEUP_ALL | KEVENT_REQ_ALWAYS_QUEUE, STOP);

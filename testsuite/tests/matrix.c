@@ -77,7 +77,6 @@ enum { PATH_GE, PATH_RING, NPATH };
 static const char *const path_name[NPATH] = { "get_events", "ring" };
 
 #define RING_SLOTS	8
-#define ANCHOR_PTR	0xa9c4
 #define DONE		KEVENT_RET_DONE
 #define BROKEN_DONE	(KEVENT_RET_BROKEN | KEVENT_RET_DONE)
 #define ET		KEVENT_REQ_ET
@@ -565,13 +564,13 @@ static int remove_enoent(struct queue *q, struct ukevent uk)
 	return 1;
 }
 
-static void setup_add(struct queue *q, struct ukevent uk)
+static void cell_add(struct queue *q, struct ukevent uk)
 {
 	must(add1(q->fd, uk) == 0, "%s setup ADD: %s", cell_tag,
 	     strerror(errno));
 }
 
-static void setup_remove(struct queue *q, struct ukevent uk)
+static void cell_remove(struct queue *q, struct ukevent uk)
 {
 	int ret = ctl1(q->fd, KEVENT_CTL_REMOVE, &uk);
 
@@ -590,7 +589,7 @@ static void timer_oneshot(int path)
 
 	q_open(&q, path);
 	cell(SRC_TIMER, "ONESHOT", path);
-	setup_add(&q, timer_ms(30, ONESHOT, p));
+	cell_add(&q, timer_ms(30, ONESHOT, p));
 	n = q_take(&q, ev, 4, 2000);
 	cok(one_ev(n, ev, KEVENT_TIMER, p) && ev->ret_data[1] == 1,
 	    "a one-shot timer reports its expiry, count 1");
@@ -611,7 +610,7 @@ static void obj_oneshot(int src, int path)
 	int n;
 
 	obj_cell(&q, &o, src, "ONESHOT", path);
-	setup_add(&q, obj_uk(&o, ONESHOT, p));
+	cell_add(&q, obj_uk(&o, ONESHOT, p));
 	cok(obj_write_reported(&q, &o, p), "the write is reported");
 	cok(remove_enoent(&q, obj_uk(&o, ONESHOT, p)),
 	    "removed once delivered: REMOVE gives ENOENT");
@@ -622,7 +621,7 @@ static void obj_oneshot(int src, int path)
 
 	/* Its object goes away before any event: reported once, broken. */
 	obj_drain(&o);
-	setup_add(&q, obj_uk(&o, ONESHOT, p2));
+	cell_add(&q, obj_uk(&o, ONESHOT, p2));
 	obj_close(&o);		/* the watched end first */
 	n = q_take(&q, ev, 4, 2000);
 	cok(broken_ev(n, ev, src_type[src], p2, EBADF,
@@ -644,7 +643,7 @@ static void signal_oneshot(int path)
 
 	q_open(&q, path);
 	cell(SRC_SIGNAL, "ONESHOT", path);
-	setup_add(&q, sig_uk(ONESHOT, p));
+	cell_add(&q, sig_uk(ONESHOT, p));
 	send_usr1();
 	n = q_take(&q, ev, 4, 2000);
 	cok(sig_ev(n, ev, p, 1), "tgkill() is reported, SI_TKILL, count 1");
@@ -700,7 +699,7 @@ static void timer_et(int path)
 
 	q_open(&q, path);
 	cell(SRC_TIMER, "ET", path);
-	setup_add(&q, timer_ms(250, ET, p));
+	cell_add(&q, timer_ms(250, ET, p));
 	n = q_take(&q, ev, 4, 3000);
 	got = now_ns();
 	cok(one_ev(n, ev, KEVENT_TIMER, p) && ev->ret_data[1] >= 1,
@@ -711,9 +710,9 @@ static void timer_et(int path)
 	n = q_take(&q, ev, 4, 3000);
 	cok(one_ev(n, ev, KEVENT_TIMER, p) && ev->ret_data[1] >= 1,
 	    "ET: the next expiry reports it again");
-	setup_remove(&q, timer_ms(250, ET, p));
+	cell_remove(&q, timer_ms(250, ET, p));
 
-	setup_add(&q, timer_ms(250, 0, p2));
+	cell_add(&q, timer_ms(250, 0, p2));
 	n = q_take(&q, ev, 4, 3000);
 	got = now_ns();
 	cok(one_ev(n, ev, KEVENT_TIMER, p2) && ev->ret_data[1] >= 1,
@@ -733,16 +732,16 @@ static void obj_et(int src, int path)
 	int n;
 
 	obj_cell(&q, &o, src, "ET", path);
-	setup_add(&q, obj_uk(&o, ET, p));
+	cell_add(&q, obj_uk(&o, ET, p));
 	cok(obj_write_reported(&q, &o, p), "ET: the write is reported");
 	n = q_pending(&q);
 	cok(n == 0 && obj_readable(&o),
 	    "ET: not reported again while the data remain (%d)", n);
 	cok(obj_write_reported(&q, &o, p), "ET: the next write reports it again");
 	obj_drain(&o);
-	setup_remove(&q, obj_uk(&o, ET, p));
+	cell_remove(&q, obj_uk(&o, ET, p));
 
-	setup_add(&q, obj_uk(&o, 0, p2));
+	cell_add(&q, obj_uk(&o, 0, p2));
 	cok(obj_write_reported(&q, &o, p2), "level-triggered: the write is reported");
 	n = q_take(&q, ev, 4, 0);
 	cok(obj_ev(&o, n, ev, p2) && obj_readable(&o),
@@ -763,7 +762,7 @@ static void signal_et(int path)
 
 	q_open(&q, path);
 	cell(SRC_SIGNAL, "ET", path);
-	setup_add(&q, sig_uk(ET, p));
+	cell_add(&q, sig_uk(ET, p));
 	send_usr1();
 	send_usr1();
 	n = q_take(&q, ev, 4, 2000);
@@ -773,9 +772,9 @@ static void signal_et(int path)
 	send_usr1();
 	n = q_take(&q, ev, 4, 2000);
 	cok(sig_ev(n, ev, p, 1), "ET: the next send reports it again, count 1");
-	setup_remove(&q, sig_uk(ET, p));
+	cell_remove(&q, sig_uk(ET, p));
 
-	setup_add(&q, sig_uk(0, p2));
+	cell_add(&q, sig_uk(0, p2));
 	send_usr1();
 	n = q_take(&q, ev, 4, 2000);
 	cok(sig_ev(n, ev, p2, 1), "level-triggered: the send is reported");
@@ -878,7 +877,7 @@ static void wakeup_case(int src, int path, int all)
 	case SRC_TIMER:
 		break;
 	case SRC_SIGNAL:
-		setup_add(&q, sig_uk(ET | flags, p));
+		cell_add(&q, sig_uk(ET | flags, p));
 		break;
 	case SRC_PTIMER:
 		tag = new_ptag();
@@ -889,7 +888,7 @@ static void wakeup_case(int src, int path, int all)
 		break;
 	default:
 		obj_open(&o, src);
-		setup_add(&q, obj_uk(&o, ET | flags, p));
+		cell_add(&q, obj_uk(&o, ET | flags, p));
 	}
 
 	memset(w, 0, sizeof(w));
@@ -909,7 +908,7 @@ static void wakeup_case(int src, int path, int all)
 	start = now_ns();
 	switch (src) {
 	case SRC_TIMER:
-		setup_add(&q, timer_ms(40, ONESHOT | flags, p));
+		cell_add(&q, timer_ms(40, ONESHOT | flags, p));
 		break;
 	case SRC_SIGNAL:
 		send_usr1();
@@ -988,7 +987,7 @@ static void timer_last_check(int path)
 
 	q_open(&q, path);
 	cell(SRC_TIMER, "LAST_CHECK", path);
-	setup_add(&q, timer_ms(20000, LAST_CHECK, p));
+	cell_add(&q, timer_ms(20000, LAST_CHECK, p));
 	uk = timer_ms(20000, LAST_CHECK, p);
 	must(ctl1(q.fd, KEVENT_CTL_READY, &uk) == 0, "READY of the timer");
 	n = q_take(&q, ev, 4, 2000);
@@ -996,7 +995,7 @@ static void timer_last_check(int path)
 	    "READY is delivered without the check, 0 expiries");
 	n = q_pending(&q);
 	cok(n == 0, "requeued, not expired at dequeue: dropped (%d)", n);
-	setup_add(&q, timer_ms(20, ONESHOT | LAST_CHECK, p2));
+	cell_add(&q, timer_ms(20, ONESHOT | LAST_CHECK, p2));
 	n = q_take(&q, ev, 4, 2000);
 	cok(one_ev(n, ev, KEVENT_TIMER, p2) && ev->ret_data[1] == 1,
 	    "expired at dequeue: reported, count 1");
@@ -1020,7 +1019,7 @@ static void obj_last_check(int src, int path)
 	obj_cell(&q, &o, src, "LAST_CHECK", path);
 	for (i = 0; i < 2; i++) {
 		p = new_ptr();
-		setup_add(&q, obj_uk(&o, LAST_CHECK | mode[i], p));
+		cell_add(&q, obj_uk(&o, LAST_CHECK | mode[i], p));
 		uk = obj_uk(&o, LAST_CHECK | mode[i], p);
 		must(ctl1(q.fd, KEVENT_CTL_READY, &uk) == 0, "READY");
 		n = q_take(&q, ev, 4, 2000);
@@ -1038,7 +1037,7 @@ static void obj_last_check(int src, int path)
 		    "%s: back to waiting; the next write, still there at dequeue, is reported",
 		    i ? "ET" : "level-triggered");
 		obj_drain(&o);
-		setup_remove(&q, obj_uk(&o, 0, p));
+		cell_remove(&q, obj_uk(&o, 0, p));
 	}
 
 	/*
@@ -1048,7 +1047,7 @@ static void obj_last_check(int src, int path)
 	 * -EPIPE).
 	 */
 	p = new_ptr();
-	setup_add(&q, obj_uk(&o, LAST_CHECK, p));
+	cell_add(&q, obj_uk(&o, LAST_CHECK, p));
 	obj_close_end(&o, 1);
 	n = q_take(&q, ev, 4, 2000);
 	cok(broken_ev(n, ev, src_type[src], p,
@@ -1072,7 +1071,7 @@ static void signal_last_check(int path)
 
 	q_open(&q, path);
 	cell(SRC_SIGNAL, "LAST_CHECK", path);
-	setup_add(&q, sig_uk(LAST_CHECK, p));
+	cell_add(&q, sig_uk(LAST_CHECK, p));
 	uk = sig_uk(LAST_CHECK, p);
 	must(ctl1(q.fd, KEVENT_CTL_READY, &uk) == 0, "READY of the signal");
 	n = q_take(&q, ev, 4, 2000);

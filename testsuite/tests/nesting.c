@@ -28,17 +28,6 @@
 #define NOBODY		65534
 #define CHAIN_LONG	8000	/* far beyond what a kernel stack holds */
 
-static int new_queue(void)
-{
-	int fd = sys_kevent_init(NULL, 0, KEVENT_INIT_CLOEXEC);
-
-	if (fd < 0)
-		bail_out("kevent_init: %s", strerror(errno));
-	return fd;
-}
-
-#define setup_add(fd, uk) \
-	must(add1((fd), (uk)) == 0, "setup ADD: %s", strerror(errno))
 
 /* fdinfo's "ready:" of a queue, or -1. */
 static long ready_of(int fd)
@@ -70,7 +59,7 @@ static int c7_ctl_child(void *arg)
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct ukevent uk;
 
-	q = new_queue();
+	q = new_queue(KEVENT_INIT_CLOEXEC);
 	uk = poll_ukevent(ep, POLLIN, KEVENT_REQ_ALWAYS_QUEUE, 1);
 	if (add1(q, uk))
 		return 1;
@@ -101,7 +90,7 @@ static void c7_epoll_ctl(void)
 static int c7_wait_child(void *arg)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
-	int ep = epoll_create1(EPOLL_CLOEXEC), q = new_queue(), n;
+	int ep = epoll_create1(EPOLL_CLOEXEC), q = new_queue(KEVENT_INIT_CLOEXEC), n;
 	struct ukevent uk, out[2];
 
 	(void)arg;
@@ -139,7 +128,7 @@ static int c8_chain_child(void *arg)
 	if (!q)
 		return 1;
 	for (i = 0; i < n; i++)
-		q[i] = new_queue();
+		q[i] = new_queue(KEVENT_INIT_CLOEXEC);
 	for (i = 0; i < n - 1; i++)
 		if (add1(q[i], poll_ukevent(q[i + 1], POLLIN, 0, (__u64)i)))
 			return 2;
@@ -177,7 +166,7 @@ static int c8_mixed_child(void *arg)
 
 	/* Built from the inside out: each level watches the one before. */
 	for (i = 0; i < n; i++) {
-		q = new_queue();
+		q = new_queue(KEVENT_INIT_CLOEXEC);
 		if (prev < 0) {
 			uk = timer_ukevent(1000, 0, 0, 99);
 			if (add1(q, uk) ||
@@ -249,7 +238,7 @@ static void m8_min_nr(void)
 	char c = 'x';
 
 	diag("M8: min_nr 2 with a stale level-triggered registration");
-	a.q = new_queue();
+	a.q = new_queue(KEVENT_INIT_CLOEXEC);
 	must(!pipe2(p, O_CLOEXEC), "pipe2");
 	setup_add(a.q, poll_ukevent(p[0], POLLIN, KEVENT_REQ_ALWAYS_QUEUE, 1));
 	must(write(p[1], &c, 1) == 1, "write");
@@ -289,7 +278,7 @@ static int m9_child(void *arg)
 		ring = ring_alloc(4, NULL);
 		q = ring ? sys_kevent_init(ring, 4, 0) : -1;
 	} else {
-		q = new_queue();
+		q = new_queue(KEVENT_INIT_CLOEXEC);
 	}
 	if (q < 0)
 		return 1;
@@ -449,7 +438,7 @@ static void m11_poll_hides_nothing(void)
 	     M11_CHAIN);
 	must(!pipe2(p, O_CLOEXEC), "pipe2");
 	for (i = 0; i < M11_CHAIN; i++)
-		q[i] = new_queue();
+		q[i] = new_queue(KEVENT_INIT_CLOEXEC);
 	for (i = 0; i < M11_CHAIN - 1; i++)
 		setup_add(q[i], poll_ukevent(q[i + 1], POLLIN,
 					     KEVENT_REQ_ALWAYS_QUEUE,

@@ -17,10 +17,6 @@
 #include "kevent_sys.h"
 #include "harness.h"
 
-/* ADD of one registration a test needs: bail out if it fails. */
-#define setup_add(fd, uk) \
-	must(add1((fd), (uk)) == 0, "setup ADD: %s", strerror(errno))
-
 #define RECV	KEVENT_SOCKET_RECV
 #define SEND	KEVENT_SOCKET_SEND
 #define BROKEN_DONE	(KEVENT_RET_BROKEN | KEVENT_RET_DONE)

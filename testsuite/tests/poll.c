@@ -15,10 +15,6 @@
 #include "tap.h"
 #include "kevent_sys.h"
 
-/* ADD of one registration a test needs: bail out if it fails. */
-#define setup_add(fd, uk) \
-	must(add1((fd), (uk)) == 0, "setup ADD: %s", strerror(errno))
-
 static void test_eventfd(void)
 {
 	int q = anchored_queue(), efd = eventfd(0, EFD_NONBLOCK);

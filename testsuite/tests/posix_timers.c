@@ -12,14 +12,6 @@
 #include "tap.h"
 #include "kevent_sys.h"
 
-static int new_queue(void)
-{
-	int fd = sys_kevent_init(NULL, 0, 0);
-
-	if (fd < 0)
-		bail_out("kevent_init: %s", strerror(errno));
-	return fd;
-}
 
 /*
  * timer_create() with SIGEV_KEVENT on queue fd, which goes where the
@@ -90,7 +82,7 @@ static char tag_a, tag_b;
 static void test_errors(void)
 {
 	struct sigevent sev;
-	int q = new_queue(), pfd[2];
+	int q = new_queue(0), pfd[2];
 	struct ukevent uk;
 	timer_t tid;
 
@@ -128,7 +120,7 @@ static void test_errors(void)
 
 static void test_oneshot(void)
 {
-	int q = new_queue();
+	int q = new_queue(0);
 	struct ukevent uk[2];
 	timer_t tid;
 
@@ -166,7 +158,7 @@ static void test_oneshot(void)
 
 static void test_periodic(void)
 {
-	int q = new_queue(), n, events = 0, bad = 0;
+	int q = new_queue(0), n, events = 0, bad = 0;
 	long long start, elapsed_ms, expected;
 	struct timespec res;
 	unsigned int sum = 0;
@@ -246,7 +238,7 @@ static void test_periodic(void)
 
 static void test_userspace_cmds(void)
 {
-	int q = new_queue();
+	int q = new_queue(0);
 	struct ukevent uk;
 	timer_t tid;
 
@@ -295,7 +287,7 @@ static void test_userspace_cmds(void)
 
 static void test_close_queue(void)
 {
-	int q = new_queue(), q2;
+	int q = new_queue(0), q2;
 	struct itimerspec cur;
 	struct ukevent uk;
 	timer_t tid;
@@ -304,7 +296,7 @@ static void test_close_queue(void)
 	arm(tid, 2000, 2000);
 	msleep(10);
 	close(q);
-	q2 = new_queue();
+	q2 = new_queue(0);
 	msleep(30);
 	is_int(harvest(q2, &uk, 1), 0,
 	       "close: a new queue (fd %d, was %d) gets nothing", q2, q);
@@ -315,7 +307,7 @@ static void test_close_queue(void)
 
 static void test_two_timers(void)
 {
-	int q = new_queue(), n, seen_a = 0, seen_b = 0;
+	int q = new_queue(0), n, seen_a = 0, seen_b = 0;
 	timer_t ta, tb;
 	struct ukevent uk[4];
 	long long start = now_ns();
@@ -344,7 +336,7 @@ static void test_two_timers(void)
 
 static void test_exit(void)
 {
-	int q = new_queue(), status = -1, n, broken = 0, fired = 0;
+	int q = new_queue(0), status = -1, n, broken = 0, fired = 0;
 	struct ukevent uk[4];
 	timer_t tid;
 	pid_t pid;

@@ -30,14 +30,6 @@
 #define RACE_MS		2500
 #define MIN_ROUNDS	10
 
-static int new_queue(void)
-{
-	int fd = sys_kevent_init(NULL, 0, 0);
-
-	if (fd < 0)
-		bail_out("kevent_init: %s", strerror(errno));
-	return fd;
-}
 
 static struct ukevent fd_uk(__u32 type, int fd, __u32 event, __u32 req_flags,
 			    __u64 ptr)
@@ -213,7 +205,7 @@ static void test_c2(void)
 	start = now_ns();
 	for (rounds = 0; rounds < 5000 && ms_since(start) < RACE_MS;
 	     rounds++) {
-		q = new_queue();
+		q = new_queue(0);
 		if (pipe(p))
 			bail_out("pipe");
 		c2_add(q, p[0]);
@@ -530,7 +522,7 @@ static void test_c4(void)
 	start = now_ns();
 	for (rounds = 0; rounds < 1000 && ms_since(start) < RACE_MS;
 	     rounds++) {
-		q = new_queue();
+		q = new_queue(0);
 		c.pid = c4_child(q, sfd, 92);
 		pthread_barrier_wait(&c.start);
 		close(q);

@@ -10,10 +10,6 @@
 #include "../lib/tap.h"
 #include "../lib/kevent_sys.h"
 
-/* ADD of one registration a test needs: bail out if it fails. */
-#define setup_add(fd, uk) \
-	must(add1((fd), (uk)) == 0, "setup ADD: %s", strerror(errno))
-
 /*
  * The consumer's view: pos counts committed slots since init, wpos the
  * slots the kernel wrote.  uidx = pos % size, over = pos / size.

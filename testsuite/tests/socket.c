@@ -25,10 +25,6 @@
 #include "tap.h"
 #include "kevent_sys.h"
 
-/* ADD of one registration a test needs: bail out if it fails. */
-#define setup_add(fd, uk) \
-	must(add1((fd), (uk)) == 0, "setup ADD: %s", strerror(errno))
-
 struct kind {
 	const char *name;
 	int family;

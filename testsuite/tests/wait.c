@@ -13,18 +13,6 @@
 #include "../lib/tap.h"
 #include "../lib/kevent_sys.h"
 
-/* ADD of one registration a test needs: bail out if it fails. */
-#define setup_add(fd, uk) \
-	must(add1((fd), (uk)) == 0, "setup ADD: %s", strerror(errno))
-
-static int new_queue(void)
-{
-	int fd = sys_kevent_init(NULL, 0, 0);
-
-	if (fd < 0)
-		bail_out("kevent_init: %s", strerror(errno));
-	return fd;
-}
 
 static int new_ring_queue(struct kevent_ring **ringp, unsigned int size)
 {
@@ -52,7 +40,7 @@ static struct __kernel_timespec realtime_in(long long ms)
 
 static void test_null_timeout(void)
 {
-	int fd = new_queue(), n;
+	int fd = new_queue(0), n;
 	struct ukevent buf[4];
 	long long start = now_ns();
 
@@ -67,7 +55,7 @@ static void test_null_timeout(void)
 
 static void test_relative(void)
 {
-	int fd = new_queue();
+	int fd = new_queue(0);
 	struct ukevent buf[4];
 	long long start, ms;
 
@@ -95,7 +83,7 @@ static void test_relative(void)
 
 static void test_abstime(void)
 {
-	int fd = new_queue();
+	int fd = new_queue(0);
 	struct ukevent buf[4];
 	struct __kernel_timespec t;
 	long long start, ms;
@@ -143,7 +131,7 @@ static void test_timeout_errors(void)
 		{ -1, 999999999, "tv_sec -1, tv_nsec 999999999" },
 	};
 	struct kevent_ring *ring;
-	int fd = new_queue(), rfd = new_ring_queue(&ring, 4);
+	int fd = new_queue(0), rfd = new_ring_queue(&ring, 4);
 	struct ukevent buf[4];
 	void *hole = unmapped_page();
 	unsigned int i;
@@ -207,7 +195,7 @@ static void arm_alarm(int restart)
 static void test_eintr(void)
 {
 	struct kevent_ring *ring;
-	int fd = new_queue(), rfd = new_ring_queue(&ring, 4);
+	int fd = new_queue(0), rfd = new_ring_queue(&ring, 4);
 	struct ukevent buf[4];
 	long long start;
 
@@ -258,7 +246,7 @@ static void test_eintr(void)
 static void test_nonblock(void)
 {
 	struct kevent_ring *ring;
-	int fd = new_queue(), rfd = new_ring_queue(&ring, 4), n;
+	int fd = new_queue(0), rfd = new_ring_queue(&ring, 4), n;
 	struct ukevent buf[4];
 	long long start;
 
@@ -294,7 +282,7 @@ static void test_nonblock(void)
 
 static void test_min_max(void)
 {
-	int fd = new_queue(), n, i, seen[5] = { 0 }, good;
+	int fd = new_queue(0), n, i, seen[5] = { 0 }, good;
 	struct ukevent buf[8];
 	long long start = now_ns();
 
@@ -346,7 +334,7 @@ static void test_min_max(void)
 
 static void test_buf_efault(void)
 {
-	int fd = new_queue(), n;
+	int fd = new_queue(0), n;
 	struct ukevent buf[2];
 	void *hole = unmapped_page();
 	long long start;
@@ -382,7 +370,7 @@ static void test_buf_efault(void)
 
 static void test_poll(void)
 {
-	int fd = new_queue(), n, ep;
+	int fd = new_queue(0), n, ep;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLRDNORM };
 	struct epoll_event ev = { .events = EPOLLIN }, out;
 	struct ukevent buf[2];
