@@ -24,6 +24,7 @@
 
 #include "tap.h"
 #include "kevent_sys.h"
+#include "child.h"
 
 #define RECV		KEVENT_SOCKET_RECV
 #define SEND		KEVENT_SOCKET_SEND
@@ -109,133 +110,6 @@ static int fdinfo_count(int q)
 }
 
 /*
- * Points reported by a child process.  The child runs fn(arg) and reports
- * each point with cok() through a pipe; the parent turns them into TAP
- * points, so that the count stays right whatever the child does.  The
- * parent waits at most ms in all, then kills the child; points the child
- * did not report fail.  Return 1 if the child was reaped (its wait
- * status in *status), 0 if even SIGKILL did not end it (stuck in the
- * kernel).
- */
-struct crec {
-	int ok;
-	int line;		/* of the cok() in the child */
-	char file[56];
-	char msg[252];
-};
-
-static int crec_fd = -1;
-
-#define cok(cond, ...) cok_at(__FILE__, __LINE__, (cond), __VA_ARGS__)
-
-static TAP_PRINTF(4, 5) void cok_at(const char *file, int line, int cond,
-				    const char *fmt, ...)
-{
-	struct crec r;
-	va_list ap;
-
-	memset(&r, 0, sizeof(r));
-	r.ok = cond != 0;
-	r.line = line;
-	snprintf(r.file, sizeof(r.file), "%s", file);
-	va_start(ap, fmt);
-	vsnprintf(r.msg, sizeof(r.msg), fmt, ap);
-	va_end(ap);
-	if (write(crec_fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
-		_exit(99);
-}
-
-/* Wait up to ms for pid; 1 and *status if it was reaped. */
-static int reap_within(pid_t pid, long long ms, int *status)
-{
-	long long start = now_ns();
-
-	for (;;) {
-		pid_t r = waitpid(pid, status, WNOHANG);
-
-		if (r == pid)
-			return 1;
-		if (r < 0 && errno != EINTR)
-			return 1;
-		if (ms_since(start) >= ms)
-			return 0;
-		msleep(5);
-	}
-}
-
-static int in_child(unsigned int n, unsigned int ms, void (*fn)(void *),
-		    void (*after_fork)(void *), void *arg, const char *what,
-		    int *status)
-{
-	long long start = now_ns(), left;
-	unsigned int got = 0;
-	const char *why = "ended early";
-	int pfd[2], st = -1, reaped;
-	struct crec r;
-	pid_t pid;
-
-	if (pipe2(pfd, O_CLOEXEC))
-		bail_out("pipe2: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		bail_out("fork: %s", strerror(errno));
-	if (!pid) {
-		close(pfd[0]);
-		crec_fd = pfd[1];
-		fn(arg);
-		_exit(0);
-	}
-	close(pfd[1]);
-	if (after_fork)
-		after_fork(arg);
-	while (got < n) {
-		struct pollfd pf = { .fd = pfd[0], .events = POLLIN };
-		int pr;
-
-		left = ms - ms_since(start);
-		if (left <= 0) {
-			why = "timed out";
-			break;
-		}
-		pr = poll(&pf, 1, (int)left);
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr <= 0) {
-			why = "timed out";
-			break;
-		}
-		if (read(pfd[0], &r, sizeof(r)) != (ssize_t)sizeof(r))
-			break;
-		r.msg[sizeof(r.msg) - 1] = '\0';
-		r.file[sizeof(r.file) - 1] = '\0';
-		tap_ok_at(r.file, r.line, r.ok, "%s", r.msg);
-		got++;
-	}
-	left = ms - ms_since(start);
-	reaped = reap_within(pid, left > 0 ? left : 0, &st);
-	if (!reaped) {
-		kill(pid, SIGKILL);
-		reaped = reap_within(pid, 3000, &st);
-		why = "timed out and was killed";
-		if (!reaped) {
-			diag("%s: the child (pid %d) survives SIGKILL: it is "
-			     "stuck in the kernel", what, (int)pid);
-			why = "is stuck in the kernel: SIGKILL does not end it";
-		}
-	}
-	close(pfd[0]);
-	if (got < n)
-		diag("%s: the child %s after %u of %u points (status %#x)",
-		     what, why, got, n, st);
-	for (; got < n; got++)
-		ok(0, "%s: point %u of %u: the child %s", what, got + 1, n,
-		   why);
-	if (status)
-		*status = st;
-	return reaped;
-}
-
-/*
  * C1: a fault part-way through the copy to buf ends the call with the
  * count so far; the event that faulted is the first of the next call.
  */
@@ -318,7 +192,7 @@ static void test_c1(void)
 	diag("C1: a fault after the first copy must end kevent_get_events(); "
 	     "on a kernel without the fix the child below spins in the "
 	     "kernel, SIGKILL does not end it, and the guest stalls");
-	in_child(9, 15000, c1_child, NULL, NULL, "C1", NULL);
+	child_points(9, 15000, c1_child, NULL, NULL, "C1", NULL);
 }
 
 /*
@@ -493,7 +367,7 @@ static void test_m2(void)
 
 	diag("M2: NOMASK never takes a signal that the kernel forces; "
 	     "SIGTTIN/SIGTTOU cannot be NOMASK");
-	in_child(0, 8000, m2_gp_child, NULL, &c, "M2 #GP", &st);
+	child_points(0, 8000, m2_gp_child, NULL, &c, "M2 #GP", &st);
 	ok(WIFEXITED(st) && WEXITSTATUS(st) == M2_HANDLED,
 	   "M2: #GP with a NOMASK SIGSEGV registration: SIGSEGV reaches "
 	   "the thread within the time bound (status %#x)", st);
@@ -519,7 +393,7 @@ static void test_m2(void)
 	       "M2: SIGTTIN without NOMASK is accepted");
 	close(q);
 
-	in_child(2, 8000, m2_kill_child, NULL, NULL, "M2 kill", &st);
+	child_points(2, 8000, m2_kill_child, NULL, NULL, "M2 kill", &st);
 }
 
 /* C6: at execve() the thread's signal registrations are BROKEN, -ESRCH. */
@@ -758,7 +632,7 @@ static void test_m3(void)
 	pf.events = POLLIN;
 	if (poll(&pf, 1, 2000) != 1)
 		diag("M3: the timer did not fire within 2 s");
-	in_child(6, 10000, m3_fork_child, NULL, &c, "M3 fork", NULL);
+	child_points(6, 10000, m3_fork_child, NULL, &c, "M3 fork", NULL);
 	memset(uk, 0, sizeof(uk));
 	n = harvest(c.q, uk, 2);
 	ok(n == 1 && uk[0].ptr == 0x4242,
@@ -773,7 +647,7 @@ static void test_m3(void)
 	if (!c.ring || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
 				  c.sv))
 		bail_out("ring_alloc or socketpair");
-	in_child(3, 10000, m3_scm_child, m3_scm_parent, &c, "M3 SCM_RIGHTS",
+	child_points(3, 10000, m3_scm_child, m3_scm_parent, &c, "M3 SCM_RIGHTS",
 		 NULL);
 	close(c.sv[0]);
 	close(c.q);
@@ -813,7 +687,7 @@ static void test_m3(void)
 	memset(&c, 0, sizeof(c));
 	c.q = new_queue(0);
 	add1(c.q, timer_ukevent(0, 1000, KEVENT_REQ_ONESHOT, 0x78));
-	in_child(1, 10000, m3_plain_child, NULL, &c, "M3 no ring", NULL);
+	child_points(1, 10000, m3_plain_child, NULL, &c, "M3 no ring", NULL);
 	close(c.q);
 }
 

@@ -26,6 +26,7 @@
 
 #include "tap.h"
 #include "kevent_sys.h"
+#include "child.h"
 
 #define RECV		KEVENT_SOCKET_RECV
 #define BROKEN_DONE	(KEVENT_RET_BROKEN | KEVENT_RET_DONE)
@@ -223,110 +224,6 @@ static long long latency_stop(struct latency *l)
 	return l->worst_ms;
 }
 
-/* Points reported by a child process, as in hostile.c. */
-struct crec {
-	int ok;
-	int line;		/* of the cok() in the child */
-	char file[56];
-	char msg[252];
-};
-
-static int crec_fd = -1;
-
-#define cok(cond, ...) cok_at(__FILE__, __LINE__, (cond), __VA_ARGS__)
-
-static TAP_PRINTF(4, 5) void cok_at(const char *file, int line, int cond,
-				    const char *fmt, ...)
-{
-	struct crec r;
-	va_list ap;
-
-	memset(&r, 0, sizeof(r));
-	r.ok = cond != 0;
-	r.line = line;
-	snprintf(r.file, sizeof(r.file), "%s", file);
-	va_start(ap, fmt);
-	vsnprintf(r.msg, sizeof(r.msg), fmt, ap);
-	va_end(ap);
-	if (write(crec_fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
-		_exit(99);
-}
-
-static int reap_within(pid_t pid, long long ms, int *status)
-{
-	long long start = now_ns();
-
-	for (;;) {
-		pid_t r = waitpid(pid, status, WNOHANG);
-
-		if (r == pid || (r < 0 && errno != EINTR))
-			return 1;
-		if (ms_since(start) >= ms)
-			return 0;
-		msleep(5);
-	}
-}
-
-static void in_child(unsigned int n, unsigned int ms, void (*fn)(void),
-		     const char *what)
-{
-	long long start = now_ns(), left;
-	const char *why = "ended early";
-	unsigned int got = 0;
-	int pfd[2], st = -1;
-	struct crec r;
-	pid_t pid;
-
-	if (pipe2(pfd, O_CLOEXEC))
-		bail_out("pipe2: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		bail_out("fork: %s", strerror(errno));
-	if (!pid) {
-		close(pfd[0]);
-		crec_fd = pfd[1];
-		fn();
-		_exit(0);
-	}
-	close(pfd[1]);
-	while (got < n) {
-		struct pollfd pf = { .fd = pfd[0], .events = POLLIN };
-		int pr;
-
-		left = ms - ms_since(start);
-		if (left <= 0) {
-			why = "timed out";
-			break;
-		}
-		pr = poll(&pf, 1, (int)left);
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr <= 0) {
-			why = "timed out";
-			break;
-		}
-		if (read(pfd[0], &r, sizeof(r)) != (ssize_t)sizeof(r))
-			break;
-		r.msg[sizeof(r.msg) - 1] = '\0';
-		r.file[sizeof(r.file) - 1] = '\0';
-		tap_ok_at(r.file, r.line, r.ok, "%s", r.msg);
-		got++;
-	}
-	left = ms - ms_since(start);
-	if (!reap_within(pid, left > 0 ? left : 0, &st)) {
-		kill(pid, SIGKILL);
-		reap_within(pid, 3000, &st);
-		why = "timed out and was killed";
-	}
-	close(pfd[0]);
-	if (got < n)
-		diag("%s: the child %s after %u of %u points (status %#x)",
-		     what, why, got, n, st);
-	for (; got < n; got++)
-		ok(0, "%s: point %u of %u: the child %s", what, got + 1, n,
-		   why);
-}
-
 /* The default limit: > 0, 4 % of memory over a registration's size. */
 static void part_default(void)
 {
@@ -384,11 +281,12 @@ static int timer_on(int q, timer_t *tid)
 	return timer_create(CLOCK_MONOTONIC, &sev, tid);
 }
 
-static void nobody_child(void)
+static void nobody_child(void *arg)
 {
 	int q, q2, p[2], i, r, err;
 	timer_t tid;
 
+	(void)arg;
 	cok(!setgroups(0, NULL) && !setgid(NOBODY) && !setuid(NOBODY) &&
 	    getuid() == NOBODY, "C5: the child runs as uid %d", NOBODY);
 	q = new_queue(0);
@@ -466,7 +364,7 @@ static void part_nobody(void)
 	close(q);
 	close(p[0]);
 	close(p[1]);
-	in_child(13, 20000, nobody_child, "C5 nobody");
+	child_points(13, 20000, nobody_child, NULL, NULL, "C5 nobody", NULL);
 	if (have && sysctl_write(orig))
 		bail_out("restore " SYSCTL ": %s", strerror(errno));
 }
@@ -544,11 +442,12 @@ static void kill_self(int sig)
 		_exit(3);
 }
 
-static void object_child(void)
+static void object_child(void *arg)
 {
 	int q, q2, p2[2];
 	long long us;
 
+	(void)arg;
 	cok(!setgroups(0, NULL) && !setgid(NOBODY) && !setuid(NOBODY) &&
 	    getuid() == NOBODY, "C5: the child runs as uid %d", NOBODY);
 	q = new_queue(0);
@@ -601,7 +500,7 @@ static void part_object(void)
 	ok(sysctl_write_path(OBJECT_SYSCTL, 0) == -1 && errno == EINVAL,
 	   "C5: a limit of 0 is refused (EINVAL) [kevent.7 max-object-kevents]");
 	limit_at_least(2 * OBJECT_LIMIT + 2);
-	in_child(8, 30000, object_child, "C5 object");
+	child_points(8, 30000, object_child, NULL, NULL, "C5 object", NULL);
 }
 
 /*
