@@ -463,8 +463,7 @@ def read_points(path):
     sys.dont_write_bytecode = True
     sys.path.insert(0, os.path.join(TOP, 'testsuite'))
     import report   # noqa: E402  (testsuite/report.py)
-    with open(path, errors='replace') as f:
-        g = report.parse(f.read().splitlines())
+    g = report.parse_file(path)
     return [(r.name, r.out) for r in g.runs], g
 
 

@@ -42,11 +42,13 @@ import signal
 import sys
 import traceback
 
-# scripts/traceability.py, imported for --trace, and kernel_sources.py,
-# without a __pycache__.
+# guestlog.py, and scripts/traceability.py (imported for --trace) and
+# kernel_sources.py, without a __pycache__.
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), 'scripts'))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import guestlog  # noqa: E402
 import kernel_sources  # noqa: E402
 
 # A kernel log line: "[    3.141592] text", from the console or a dump.
@@ -153,8 +155,7 @@ def console_items(lines):
     after the kernel's.  The user text is put back together.
     """
     pending = None
-    for raw in lines:
-        line = raw.replace('\r', '').rstrip('\n')
+    for line in lines:
         m = KTIME.search(line)
         if m and m.start() == 0:
             yield ('kernel', float(m.group(1)), line[m.end():].rstrip())
@@ -175,6 +176,11 @@ def console_items(lines):
         yield ('user', line)
     if pending is not None:
         yield ('user', pending)
+
+
+def parse_file(path):
+    """The guest of the serial log at path; OSError if it cannot be read."""
+    return parse(guestlog.read(path))
 
 
 def parse(text_lines):
@@ -500,8 +506,7 @@ def stop_reason(g):
 
 def guest(report, path, expected, matrix, trace=None, conformance=False):
     try:
-        with open(path, errors='replace') as f:
-            text = f.read().splitlines()
+        text = guestlog.read(path)
     except OSError as err:
         report.result('FAIL', f'guest: no serial log ({err})')
         text = []

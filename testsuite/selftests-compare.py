@@ -111,8 +111,7 @@ def result_of(run, limit):
 
 def load(path):
     try:
-        with open(path, errors='replace') as f:
-            return report.parse(f.read().splitlines())
+        return report.parse_file(path)
     except OSError:
         return None
 

@@ -18,6 +18,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import guestlog  # noqa: E402  (testsuite/guestlog.py)
+
 ORDER = ["kevent", "epoll", "poll", "kevent-poll", "kevent-ring"]
 METHOD = {"kevent": "kevent", "kevent-poll": "kevent", "kevent-ring": "kevent",
           "epoll": "epoll", "poll": "poll"}
@@ -26,35 +30,25 @@ METHOD = {"kevent": "kevent", "kevent-poll": "kevent", "kevent-ring": "kevent",
 def parse(path):
     """{(prog, args, n): {backend: [us, ...]}}, list of problems."""
     res, problems = {}, []
-    cur = None
-    with open(path, "rb") as f:
-        lines = f.read().decode("utf-8", "replace").splitlines()
-    for line in lines:
-        if line.startswith("### BENCH BEGIN "):
-            w = line.split()[3:]
-            backend, prog, args = w[0], w[1], w[2:]
-            n = int(args[args.index("-n") + 1])
-            rest = " ".join(a for i, a in enumerate(args)
-                            if a != "-n" and (i == 0 or args[i - 1] != "-n"))
-            cur = (backend, (prog, rest), n, [], [])
-        elif line.startswith("### BENCH END ") and cur:
-            backend, key, n, vals, msgs = cur
-            status = int(line.split()[5])
-            used = [m.split("using:")[1].strip() for m in msgs
-                    if "using:" in m]
-            if status != 0 or not vals:
-                problems.append("%s %s -n %d: exit %d" % (backend, " ".join(key), n, status))
-            elif any(u != METHOD[backend] for u in used):
-                problems.append("%s %s -n %d ran on %s" % (backend, " ".join(key), n, used))
-            else:
-                res.setdefault((key, n), {}).setdefault(backend, []).extend(vals)
-            cur = None
-        elif cur:
-            s = line.strip()
-            if s.isdigit():
-                cur[3].append(int(s))
-            else:
-                cur[4].append(s)
+    for begin, body, end in guestlog.frames(guestlog.read(path), "BENCH"):
+        if end is None:     # the boot ended inside this run
+            continue
+        backend, prog, args = begin[0], begin[1], begin[2:]
+        n = int(args[args.index("-n") + 1])
+        rest = " ".join(a for i, a in enumerate(args)
+                        if a != "-n" and (i == 0 or args[i - 1] != "-n"))
+        key = (prog, rest)
+        status = int(end[2])
+        words = [line.strip() for line in body]
+        vals = [int(s) for s in words if s.isdigit()]
+        used = [s.split("using:")[1].strip() for s in words
+                if not s.isdigit() and "using:" in s]
+        if status != 0 or not vals:
+            problems.append("%s %s -n %d: exit %d" % (backend, " ".join(key), n, status))
+        elif any(u != METHOD[backend] for u in used):
+            problems.append("%s %s -n %d ran on %s" % (backend, " ".join(key), n, used))
+        else:
+            res.setdefault((key, n), {}).setdefault(backend, []).extend(vals)
     return res, problems
 
 

@@ -16,9 +16,14 @@ and epoll passes (a test both fail is listed, not counted).  Exit status
 1 when there is such a failure or a backend's run is missing.
 """
 import argparse
+import os
 import re
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import guestlog  # noqa: E402  (testsuite/guestlog.py)
 
 ORDER = ("kevent", "epoll", "kevent-ring", "kevent-poll")
 BACKENDS = ORDER[:2]    # always expected
@@ -64,31 +69,19 @@ def parse_log(path):
     runs = {}      # (backend, program) -> (status, centis, text)
     methods = {}
     retries = []
-    cur = None
-    buf = []
-    with open(path, "rb") as f:
-        # The serial console ends lines with \r\n, and may double the \r.
-        data = f.read().decode("utf-8", "replace").replace("\r", "")
-    for line in data.splitlines():
+    lines = guestlog.read(path)
+    for line in lines:
         if line.startswith("### PEER METHOD "):
             parts = line.split(None, 4)
             methods[parts[3]] = parts[4] if len(parts) > 4 else ""
         elif line.startswith("### PEER RETRY "):
             parts = line.split()
             retries.append("%s %s (exit %s)" % (parts[3], parts[4], parts[5]))
-        elif line.startswith("### PEER BEGIN "):
-            _, _, _, backend, prog = line.split()[:5]
-            cur = (backend, prog)
-            buf = []
-        elif line.startswith("### PEER END ") and cur:
-            parts = line.split()
-            status, centis = int(parts[5]), int(parts[6])
-            runs[cur] = (status, centis, "\n".join(buf))
-            cur = None
-        elif cur:
-            buf.append(line)
-    if cur:     # the boot ended inside a program
-        runs[cur] = (-1, 0, "\n".join(buf))
+    for begin, body, end in guestlog.frames(lines, "PEER"):
+        # end: BACKEND PROGRAM STATUS CENTISECONDS; none if the boot
+        # ended inside the program
+        status, centis = (int(end[2]), int(end[3])) if end else (-1, 0)
+        runs[(begin[0], begin[1])] = (status, centis, "\n".join(body))
     return runs, methods, retries
 
 
