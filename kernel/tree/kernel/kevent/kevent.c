@@ -67,6 +67,9 @@
  * storage's lock alone.
  *
  * The ready lock protects the ready list and the state of each kevent.
+ * Waiters join &kevent_queue.wq under it, and poll() on the queue reads
+ * the ready count under it after joining &kevent_queue.poll_wq, so that
+ * a notification tests for sleepers without a barrier (kevent_wake()).
  * A harvest takes a kevent off the list under the ready lock, copies it
  * to userspace holding only the mutex, and marks it TRANSIT meanwhile,
  * so that a notification that arrives then is remembered (AGAIN) rather
@@ -182,18 +185,28 @@ static void kevent_free(struct kevent_queue *q, struct kevent *k)
  * KEVENT_REQ_WAKEUP_ALL, end the wait of every thread as
  * KEVENT_CTL_READY with no entries does, so that each returns with
  * what it can take.  Pollers are woken from an irq_work, see LOCKING.
+ *
+ * Waiters and pollers join their wait queues before they look at the
+ * ready list, and under the ready lock or before taking it (see
+ * kevent_sleep() and kevent_poll()), so an empty wait queue seen under
+ * the ready lock has no one to wake: the wait queue's lock and a
+ * barrier are spent only when someone waits.
  */
 static void kevent_wake(struct kevent_queue *q, bool all)
 {
 	lockdep_assert_held(&q->ready_lock);
 
-	if (all) {
+	if (all)
 		WRITE_ONCE(q->kick_seq, q->kick_seq + 1);
-		wake_up_all(&q->wq);
-	} else {
-		wake_up(&q->wq);
+	/* Ordered by the ready lock against kevent_sleep(), see above. */
+	if (waitqueue_active(&q->wq)) {
+		if (all)
+			wake_up_all(&q->wq);
+		else
+			wake_up(&q->wq);
 	}
-	if (wq_has_sleeper(&q->poll_wq))
+	/* Ordered by the ready lock against kevent_poll(), see above. */
+	if (waitqueue_active(&q->poll_wq))
 		irq_work_queue(&q->poll_work);
 }
 

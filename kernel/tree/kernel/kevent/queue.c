@@ -114,11 +114,13 @@ static __poll_t kevent_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, &q->poll_wq, wait);
 	/*
-	 * Pairs with wq_has_sleeper() in kevent_wake(): either the waker
+	 * kevent_wake() looks for pollers under the ready lock: either it
 	 * sees this poller on poll_wq or this poller sees ready_num.
 	 */
-	smp_mb();
-	if (!READ_ONCE(q->ready_num))
+	spin_lock_irq(&q->ready_lock);
+	ready = q->ready_num;
+	spin_unlock_irq(&q->ready_lock);
+	if (!ready)
 		return 0;
 	if (!mutex_trylock(&q->mutex))
 		return EPOLLIN | EPOLLRDNORM;

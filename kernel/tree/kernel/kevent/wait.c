@@ -190,7 +190,10 @@ static int kevent_sleep(struct kevent_waiter *w, struct kevent_deadline *d)
 	int ret = 0;
 
 	for (;;) {
+		/* Under the ready lock, for kevent_wake(), see there. */
+		spin_lock_irq(&q->ready_lock);
 		prepare_to_wait_exclusive(&q->wq, &w->wq, TASK_INTERRUPTIBLE);
+		spin_unlock_irq(&q->ready_lock);
 		if (signal_pending(current)) {
 			ret = -ERESTARTNOHAND;
 			break;
