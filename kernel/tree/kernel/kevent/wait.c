@@ -28,6 +28,8 @@
  * @passed: the deadline has passed, or the call must not sleep
  * @relative: @expires was computed from a relative timeout, and a
  *	restart of the call must keep it
+ * @pending: @expires still holds the relative timeout: the clock is read
+ *	only once the call has to wait, not when events are ready at once
  */
 struct kevent_deadline {
 	ktime_t expires;
@@ -35,6 +37,7 @@ struct kevent_deadline {
 	bool forever;
 	bool passed;
 	bool relative;
+	bool pending;
 };
 
 /**
@@ -68,6 +71,7 @@ static int kevent_deadline_get(struct kevent_deadline *d, struct file *file,
 	d->forever = !timeout;
 	d->passed = file->f_flags & O_NONBLOCK;
 	d->relative = false;
+	d->pending = false;
 	if (!timeout)
 		return 0;
 
@@ -82,11 +86,20 @@ static int kevent_deadline_get(struct kevent_deadline *d, struct file *file,
 	} else if (!ts.tv_sec && !ts.tv_nsec) {
 		d->passed = true;
 	} else {
-		d->expires = ktime_add_safe(ktime_get(),
-					    timespec64_to_ktime(ts));
+		d->expires = timespec64_to_ktime(ts);
 		d->relative = true;
+		d->pending = true;
 	}
 	return 0;
+}
+
+/* Make a relative deadline absolute, from @now, if not done yet. */
+static void kevent_deadline_start(struct kevent_deadline *d, ktime_t now)
+{
+	if (d->pending) {
+		d->expires = ktime_add_safe(now, d->expires);
+		d->pending = false;
+	}
 }
 
 /* The deadline of a restarted call: the one it had when interrupted. */
@@ -98,6 +111,7 @@ static void kevent_deadline_restart(struct kevent_deadline *d,
 	d->forever = false;
 	d->passed = file->f_flags & O_NONBLOCK;
 	d->relative = true;
+	d->pending = false;
 }
 
 /*
@@ -107,7 +121,7 @@ static void kevent_deadline_restart(struct kevent_deadline *d,
  * timeout again at every restart.  A caught signal still makes it fail
  * with EINTR.
  */
-static long kevent_restart_with(const struct kevent_deadline *d, long ret,
+static long kevent_restart_with(struct kevent_deadline *d, long ret,
 				long (*fn)(struct restart_block *rb), int fd,
 				struct ukevent __user *buf, unsigned int nr,
 				unsigned int max_nr)
@@ -116,6 +130,7 @@ static long kevent_restart_with(const struct kevent_deadline *d, long ret,
 
 	if (ret != -ERESTARTNOHAND || !d->relative)
 		return ret;
+	kevent_deadline_start(d, ktime_get());
 	rb->kevent.fd = fd;
 	rb->kevent.buf = buf;
 	rb->kevent.nr = nr;
@@ -173,6 +188,7 @@ static bool kevent_deadline_passed(struct kevent_deadline *d)
 	if (d->passed || d->forever)
 		return d->passed;
 	now = d->clock == CLOCK_REALTIME ? ktime_get_real() : ktime_get();
+	kevent_deadline_start(d, now);
 	d->passed = ktime_compare(now, d->expires) >= 0;
 	return d->passed;
 }
@@ -227,14 +243,17 @@ static int kevent_harvest_wait(struct kevent_queue *q, struct kevent_sink *sink,
 			       struct kevent_deadline *d)
 {
 	unsigned int need;
-	bool last;
+	bool last, ready;
 	int ret;
 
 	for (;;) {
-		last = kevent_kicked(w) || kevent_deadline_passed(d) ||
-		       (w->ring && READ_ONCE(q->uidx) != w->old_uidx);
 		need = min - sink->done;
-		if (last || READ_ONCE(q->ready_num) >= need) {
+		ready = READ_ONCE(q->ready_num) >= need;
+		/* The deadline needs the clock: not read while events wait. */
+		last = kevent_kicked(w) ||
+		       (w->ring && READ_ONCE(q->uidx) != w->old_uidx) ||
+		       (ready ? d->passed : kevent_deadline_passed(d));
+		if (last || ready) {
 			if (mutex_lock_killable(&q->mutex))
 				return -EINTR;
 			if (last || need <= 1 ||
