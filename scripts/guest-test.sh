@@ -9,8 +9,9 @@
 # ctl-m32 alone for the twin only), an example of examples/, or a line of
 # testsuite/tests.list (limits-huge).  Each runs as testsuite/tests.list
 # says, with its arguments.  The guest boots with an initramfs of only
-# these programs (and the helpers of tests.list: evserver, which socket runs), and report.py reports
-# on them alone: no traceability report, which needs the whole suite.
+# these programs (and the helpers of tests.list: evserver, which socket
+# runs), and report.py reports on them alone: no traceability report,
+# which needs the whole suite.
 #
 # Environment: BUILD, VARIANT (the kernel: build/obj or build/obj-VARIANT),
 # GUEST_TEST_LIMIT (the boot's time limit in seconds, default 600).

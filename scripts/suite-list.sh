@@ -29,7 +29,8 @@
 #                                          tests/ that no list runs
 #
 # LIST defaults to testsuite/tests.list; testsuite/nokevent.list has the
-# same format.  ARCH=arm64 in the environment gives the arm64 guest's.
+# same format.  ARCH=arm64 in the environment gives the arm64 guest's;
+# SUITE_WITHOUT=FLAG leaves out the lines with FLAG.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,15 +38,18 @@ cmd=${1:-}
 [ $# -gt 0 ] && shift
 
 # The lines of LIST, NAME FLAGS COMMAND [ARGS...], without what this
-# architecture does not run; with TWINS=1 each twin after its line.
+# architecture does not run or SUITE_WITHOUT names; with TWINS=1 each
+# twin after its line.
 expand() {
 	awk -v arm64="$([ "${ARCH:-x86_64}" = arm64 ] && echo 1 || echo 0)" \
-		-v twins="${TWINS:-1}" '
+		-v twins="${TWINS:-1}" -v without="${SUITE_WITHOUT:-}" '
 		$0 ~ /^[ \t]*(#|$)/ { next }
 		NF < 3 { printf "%s:%d: not NAME FLAGS COMMAND\n", FILENAME, FNR > "/dev/stderr"; exit 2 }
 		{
 			flags = "," $2 ","
 			if (arm64 && flags ~ /,x86,/)
+				next
+			if (without != "" && index(flags, "," without ","))
 				next
 			print
 			if (!twins || arm64 || flags !~ /,m32,/)
