@@ -466,6 +466,53 @@ static void test_two_queues(void)
 	close(q2);
 }
 
+/*
+ * A pipe's reads notify SEND and its writes RECV whether or not anything
+ * watches them, and a registration may ask for more bits at MODIFY, or
+ * leave a pipe that another still watches: whatever the pipe's other
+ * registrations asked for, each hears what it asks for now.
+ */
+static void test_bits_asked(void)
+{
+	int q1 = anchored_queue(), q2 = anchored_queue(), p[2];
+	struct ukevent uk;
+
+	if (pipe2(p, O_NONBLOCK))
+		bail_out("pipe2");
+	setup_add(q1, pipe_uk(p[1], RECV, KEVENT_REQ_ET, 60));
+	fill(p[1]);
+	drain(p[0]);
+	fill(p[1]);
+	while (harvest(q1, &uk, 1) > 0)
+		;
+	uk = pipe_uk(p[1], SEND, KEVENT_REQ_ET, 60);
+	must(ctl1(q1, KEVENT_CTL_MODIFY, &uk) == 1 &&
+	     uk.ret_flags == KEVENT_RET_DONE, "MODIFY from RECV to SEND");
+	is_int(harvest(q1, &uk, 1), 0,
+	       "MODIFY from RECV to SEND on a full pipe: not ready");
+	ok(drain(p[0]) > 0, "the reader empties the full pipe");
+	is_int(wait1(q1, &uk, 2000), 1,
+	       "MODIFY from RECV to SEND: the read that makes room reports it");
+	ok(uk.ptr == 60 && uk.event == SEND,
+	   "MODIFY from RECV to SEND: with the registration and SEND");
+
+	setup_add(q2, pipe_uk(p[0], RECV, KEVENT_REQ_ET, 61));
+	uk = pipe_uk(p[1], SEND, 0, 60);
+	must(ctl1(q1, KEVENT_CTL_REMOVE, &uk) == 1 &&
+	     uk.ret_flags == KEVENT_RET_DONE, "REMOVE the SEND registration");
+	xwrite(p[1], "h", 1);
+	is_int(wait1(q2, &uk, 2000), 1,
+	       "the RECV registration left alone on a pipe hears a write");
+	is_int(uk.ptr, 61, "... with its registration");
+	drain(p[0]);
+	is_int(harvest(q2, &uk, 1), 0,
+	       "a read reports nothing to a registration that asks for RECV");
+	close(p[0]);
+	close(p[1]);
+	close(q1);
+	close(q2);
+}
+
 /* Count reports in the next harvest that are BROKEN with err and ptr. */
 static int broken_reports(int q, int err, __u64 ptr, int *others)
 {
@@ -904,7 +951,7 @@ int main(void)
 {
 	int fifo;
 
-	plan(209);
+	plan(216);
 	kevent_require();
 	tap_watchdog(60);
 	test_errors();
@@ -918,6 +965,7 @@ int main(void)
 	test_wakeup(0);
 	test_wakeup(KEVENT_REQ_WAKEUP_ALL);
 	test_two_queues();
+	test_bits_asked();
 	test_fifo_no_writer_yet();
 	test_close_both();
 	test_reused_fd();

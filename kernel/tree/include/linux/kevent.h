@@ -23,6 +23,9 @@ struct kevent_queue;
  *	notify from any context
  * @list: attached kevents, linked by &kevent.storage_entry
  * @count: the length of @list, under @lock
+ * @events: the event bits that some attached kevent asks for, or more;
+ *	changed under @lock, read without it by kevent_storage_notify(), so
+ *	that a notification nobody asked for takes no lock
  * @rcu: frees the storage an RCU grace period after its object went away
  *
  * An object that kevents watch points to its storage, which the first
@@ -36,6 +39,7 @@ struct kevent_storage {
 	spinlock_t lock;
 	struct list_head list;
 	unsigned int count;
+	u32 events;
 	struct rcu_head rcu;
 };
 

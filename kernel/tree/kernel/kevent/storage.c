@@ -14,6 +14,14 @@
  * which.  The object's side clears it last, with a release store, once
  * it no longer touches the kevent: the queue's side may then free the
  * kevent at once, as epoll and io_uring do with their wait entries.
+ *
+ * A storage keeps the union of the event bits its kevents ask for, so
+ * that a notification of bits nobody asked for (a pipe's reader making
+ * room where only data are watched) returns without the lock.  The
+ * notifier changed its object before it reads the union, a kevent adds
+ * its bits before it reads the object: a full barrier on each side
+ * makes one of them see the other (kevent_storage_want() and
+ * kevent_storage_notify()).
  */
 
 #include <linux/rcupdate.h>
@@ -39,6 +47,7 @@ struct kevent_storage *__kevent_storage_alloc(struct lock_class_key *key)
 	lockdep_set_class(&st->lock, key);
 	INIT_LIST_HEAD(&st->list);
 	st->count = 0;
+	st->events = 0;
 	return st;
 }
 
@@ -74,6 +83,23 @@ struct kevent_storage *__kevent_storage_get(struct kevent_storage **slot,
 	return st;
 }
 
+/*
+ * Add the bits that @k asks for to @st's union, under @st's lock.  The
+ * barrier orders their store before what the caller reads of the object
+ * next, against a notifier that changed the object and then finds the
+ * bits missing (kevent_storage_notify()).
+ */
+static void kevent_storage_want(struct kevent_storage *st, struct kevent *k)
+{
+	u32 event = READ_ONCE(k->uk.event);
+
+	if (event & ~st->events) {
+		WRITE_ONCE(st->events, st->events | event);
+		/* Pairs with the one of kevent_storage_notify(). */
+		smp_mb();
+	}
+}
+
 /**
  * kevent_storage_attach - attach a kevent to an object
  * @st: the object's storage
@@ -96,6 +122,7 @@ int kevent_storage_attach(struct kevent_storage *st, struct kevent *k)
 		st->count++;
 		list_add_tail(&k->storage_entry, &st->list);
 		rcu_assign_pointer(k->st, st);
+		kevent_storage_want(st, k);
 	} else {
 		err = -ENOSPC;
 	}
@@ -117,6 +144,17 @@ static void kevent_storage_unlink(struct kevent_storage *st, struct kevent *k)
 	smp_store_release(&k->st, NULL);
 }
 
+/* The union of the bits that @st's kevents ask for, anew, under its lock. */
+static void kevent_storage_rescan(struct kevent_storage *st)
+{
+	struct kevent *k;
+	u32 events = 0;
+
+	list_for_each_entry(k, &st->list, storage_entry)
+		events |= READ_ONCE(k->uk.event);
+	WRITE_ONCE(st->events, events);
+}
+
 /**
  * kevent_storage_detach - detach a kevent from its object, if still attached
  * @k: the kevent
@@ -134,8 +172,10 @@ void kevent_storage_detach(struct kevent *k)
 	if (st) {
 		spin_lock_irqsave(&st->lock, flags);
 		/* The object's release may have come first. */
-		if (rcu_access_pointer(k->st) == st)
+		if (rcu_access_pointer(k->st) == st) {
 			kevent_storage_unlink(st, k);
+			kevent_storage_rescan(st);
+		}
 		spin_unlock_irqrestore(&st->lock, flags);
 	}
 	rcu_read_unlock();
@@ -147,6 +187,8 @@ void kevent_storage_detach(struct kevent *k)
  * @fn: what to run; while @k is attached its object is alive
  *
  * For sources that must look at their object outside a notification.
+ * The check that follows a MODIFY comes through here: what @k asks for
+ * now joins the storage's union before @fn looks at the object.
  *
  * Return: what @fn returned, or -EBADF if @k is no longer attached.
  */
@@ -160,8 +202,11 @@ int kevent_storage_call(struct kevent *k, int (*fn)(struct kevent *k))
 	st = rcu_dereference(k->st);
 	if (st) {
 		spin_lock_irqsave(&st->lock, flags);
-		if (rcu_access_pointer(k->st) == st)
+		if (rcu_access_pointer(k->st) == st) {
+			/* A MODIFY may have asked for more bits. */
+			kevent_storage_want(st, k);
 			ret = fn(k);
+		}
 		spin_unlock_irqrestore(&st->lock, flags);
 	}
 	rcu_read_unlock();
@@ -184,6 +229,18 @@ void kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint)
 	struct kevent *k;
 	int ret;
 
+	if (!(READ_ONCE(st->events) & event)) {
+		/*
+		 * Pairs with the barrier of kevent_storage_want(): the
+		 * caller changed the object before this, so either the
+		 * bits of a kevent being added are seen now, or its check
+		 * sees the change.  Only the path that skips the lock
+		 * needs it.
+		 */
+		smp_mb();
+		if (!(READ_ONCE(st->events) & event))
+			return;
+	}
 	spin_lock_irqsave(&st->lock, flags);
 	list_for_each_entry(k, &st->list, storage_entry) {
 		if (!(READ_ONCE(k->uk.event) & event))
