@@ -31,6 +31,7 @@ static int kevent_validate(const struct kevent_callbacks *cb,
 static bool kevent_add(struct kevent_queue *q, struct ukevent *uk)
 {
 	const struct kevent_callbacks *cb = kevent_callbacks_of(uk->type);
+	struct kevent_slot slot;
 	struct kevent *k;
 	int err, ready;
 
@@ -41,7 +42,7 @@ static bool kevent_add(struct kevent_queue *q, struct ukevent *uk)
 	err = kevent_validate(cb, uk);
 	if (err)
 		goto fail;
-	if (kevent_lookup(q, uk)) {
+	if (kevent_lookup_slot(q, uk, &slot)) {
 		err = -EEXIST;
 		goto fail;
 	}
@@ -56,7 +57,7 @@ static bool kevent_add(struct kevent_queue *q, struct ukevent *uk)
 		err = ready;
 		goto fail;
 	}
-	WARN_ON_ONCE(kevent_insert(q, k));
+	kevent_insert_at(q, k, &slot);
 
 	if (!ready)
 		return false;

@@ -34,6 +34,7 @@ int kevent_kernel_add(struct file *file, const struct ukevent *uk,
 {
 	const struct kevent_callbacks *cb = kevent_callbacks_of(uk->type);
 	struct kevent_queue *q = kevent_queue_from_file(file);
+	struct kevent_slot slot;
 	struct kevent *k;
 	int ret;
 
@@ -42,6 +43,10 @@ int kevent_kernel_add(struct file *file, const struct ukevent *uk,
 	if (mutex_lock_killable(&q->mutex))
 		return -EINTR;
 
+	if (kevent_lookup_slot(q, uk, &slot)) {
+		ret = -EEXIST;
+		goto out;
+	}
 	k = kevent_alloc(q, cb, uk);
 	if (IS_ERR(k)) {
 		ret = PTR_ERR(k);
@@ -51,11 +56,7 @@ int kevent_kernel_add(struct file *file, const struct ukevent *uk,
 	ret = kevent_enqueue(q, k);
 	if (ret < 0)
 		goto out;
-	if (kevent_insert(q, k)) {
-		kevent_remove(q, k);
-		ret = -EEXIST;
-		goto out;
-	}
+	kevent_insert_at(q, k, &slot);
 	if (ret)
 		kevent_ready(k, ret);
 	ret = 0;

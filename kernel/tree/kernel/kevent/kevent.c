@@ -4,7 +4,7 @@
  *
  * A registration is allocated and charged to its user (kevent_alloc()),
  * attached to its object (kevent_enqueue()) and put in its queue's index
- * (kevent_insert()).  Its object's notifications put it on the ready
+ * (kevent_insert_at()).  Its object's notifications put it on the ready
  * list (kevent_ready()); a harvest takes it off, asks its source where
  * need be, reports it and holds it until the call ends (kevent_harvest(),
  * kevent_sink_finish()); it leaves with kevent_remove(), which detaches,
@@ -102,19 +102,28 @@ static bool kevent_dead(const struct kevent *k)
 	return READ_ONCE(k->state) & KEVENT_STATE_DEAD;
 }
 
-/* The registration with @uk's key, dead or alive, or NULL. */
+/*
+ * The registration with @uk's key, dead or alive, or NULL; then @slot,
+ * if given, is where one with that key goes.
+ */
 static struct kevent *kevent_find(struct kevent_queue *q,
-				  const struct ukevent *uk)
+				  const struct ukevent *uk,
+				  struct kevent_slot *slot)
 {
-	struct rb_node *node = q->index.rb_node;
+	struct rb_node **link = &q->index.rb_node, *parent = NULL;
 
-	while (node) {
-		struct kevent *k = rb_entry(node, struct kevent, index_node);
+	while (*link) {
+		struct kevent *k = rb_entry(*link, struct kevent, index_node);
 		int cmp = kevent_key_cmp(uk, &k->uk);
 
 		if (!cmp)
 			return k;
-		node = cmp < 0 ? node->rb_left : node->rb_right;
+		parent = *link;
+		link = cmp < 0 ? &parent->rb_left : &parent->rb_right;
+	}
+	if (slot) {
+		slot->link = link;
+		slot->parent = parent;
 	}
 	return NULL;
 }
@@ -128,7 +137,7 @@ static struct kevent *kevent_find(struct kevent_queue *q,
  */
 struct kevent *kevent_lookup(struct kevent_queue *q, const struct ukevent *uk)
 {
-	struct kevent *k = kevent_find(q, uk);
+	struct kevent *k = kevent_find(q, uk, NULL);
 
 	return k && !kevent_dead(k) ? k : NULL;
 }
@@ -379,40 +388,52 @@ static void kevent_unindex(struct kevent_queue *q, struct kevent *k)
 }
 
 /**
- * kevent_insert - put a new registration in its queue's index
+ * kevent_lookup_slot - the registration a request names, or its place
  * @q: the queue, its mutex held
- * @new: the registration, with its key in @new->uk
+ * @uk: the request, whose type, id and user data are the key
+ * @slot: set, when no live registration has the key, to where one goes
  *
- * A dead registration with the same key leaves the index for it.
+ * A dead registration with @uk's key leaves the index, which only it
+ * kept the key in: the same request may be added again at once.  An ADD
+ * looks its key up once, here, and puts the new registration at @slot
+ * with kevent_insert_at().
  *
- * Return: 0, or -EEXIST if @q has a live registration with the same key.
+ * Return: the live registration with @uk's key, or NULL.
  */
-int kevent_insert(struct kevent_queue *q, struct kevent *new)
+struct kevent *kevent_lookup_slot(struct kevent_queue *q,
+				  const struct ukevent *uk,
+				  struct kevent_slot *slot)
 {
-	struct rb_node **link = &q->index.rb_node, *parent = NULL;
 	struct kevent *k;
-	int cmp;
 
 	lockdep_assert_held(&q->mutex);
 
-	k = kevent_find(q, &new->uk);
-	if (k) {
-		if (!kevent_dead(k))
-			return -EEXIST;
-		kevent_unindex(q, k);
-	}
-	while (*link) {
-		k = rb_entry(*link, struct kevent, index_node);
-		cmp = kevent_key_cmp(&new->uk, &k->uk);
-		parent = *link;
-		link = cmp < 0 ? &parent->rb_left : &parent->rb_right;
-	}
+	k = kevent_find(q, uk, slot);
+	if (!k || !kevent_dead(k))
+		return k;
+	kevent_unindex(q, k);
+	return kevent_find(q, uk, slot);
+}
+
+/**
+ * kevent_insert_at - put a new registration in its queue's index
+ * @q: the queue, its mutex held since kevent_lookup_slot() filled @slot
+ * @new: the registration, with the key looked up in @new->uk
+ * @slot: where kevent_lookup_slot() found room for the key
+ *
+ * Nothing enters or leaves the index but under the queue's mutex, so
+ * @slot is still where the key goes.
+ */
+void kevent_insert_at(struct kevent_queue *q, struct kevent *new,
+		      const struct kevent_slot *slot)
+{
+	lockdep_assert_held(&q->mutex);
+
 	mutex_lock(&q->index_lock);
-	rb_link_node(&new->index_node, parent, link);
+	rb_link_node(&new->index_node, slot->parent, slot->link);
 	rb_insert_color(&new->index_node, &q->index);
 	mutex_unlock(&q->index_lock);
 	kevent_indexed(q, new, true);
-	return 0;
 }
 
 /**

@@ -106,6 +106,16 @@ struct kevent_sink {
 	struct list_head held;
 };
 
+/**
+ * struct kevent_slot - where a key goes in a queue's index
+ * @link: the child pointer to set
+ * @parent: the node that @link belongs to, NULL at the root
+ */
+struct kevent_slot {
+	struct rb_node **link;
+	struct rb_node *parent;
+};
+
 /* queue.c */
 int kevent_queue_create(struct kevent_ring __user *ring,
 			unsigned int ring_size, unsigned int flags);
@@ -128,8 +138,12 @@ struct kevent *kevent_alloc(struct kevent_queue *q,
 			    const struct kevent_callbacks *cb,
 			    const struct ukevent *uk);
 int kevent_enqueue(struct kevent_queue *q, struct kevent *k);
-int kevent_insert(struct kevent_queue *q, struct kevent *new);
 struct kevent *kevent_lookup(struct kevent_queue *q, const struct ukevent *uk);
+struct kevent *kevent_lookup_slot(struct kevent_queue *q,
+				  const struct ukevent *uk,
+				  struct kevent_slot *slot);
+void kevent_insert_at(struct kevent_queue *q, struct kevent *new,
+		      const struct kevent_slot *slot);
 void kevent_modify(struct kevent_queue *q, struct kevent *k,
 		   const struct ukevent *uk);
 void kevent_ready(struct kevent *k, int ret);
