@@ -127,24 +127,24 @@ static int kevent_pipe_attach(struct pipe_inode_info *pipe, struct kevent *k)
 static int kevent_pipe_enqueue(struct kevent *k)
 {
 	struct kevent_pipe *p = kevent_priv(k);
+	struct fd f = fdget(k->uk.id.raw[0]);
 	struct pipe_inode_info *pipe;
-	struct file *file;
 	int err = 0;
 
-	file = fget(k->uk.id.raw[0]);
-	if (!file)
+	/* No reference is kept, so none is taken where the table is ours. */
+	if (!f.file)
 		return -EBADF;
 	/*
 	 * As for splice, notification pipes are refused: their data come
 	 * from post_one_notification(), which tells no kevent.
 	 */
-	pipe = get_pipe_info(file, true);
+	pipe = get_pipe_info(f.file, true);
 	if (!pipe) {
 		err = -EINVAL;
 		goto out;
 	}
 	p->pipe = pipe;
-	p->w_counter = file->f_version;
+	p->w_counter = f.file->f_version;
 
 	err = kevent_pipe_attach(pipe, k);
 	if (err)
@@ -154,7 +154,7 @@ static int kevent_pipe_enqueue(struct kevent *k)
 	if (err < 0)
 		kevent_storage_detach(k);
 out:
-	fput(file);
+	fdput(f);
 	return err;
 }
 

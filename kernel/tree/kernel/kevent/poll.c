@@ -139,12 +139,13 @@ void __kevent_release_file(struct file *file)
 static int kevent_poll_enqueue(struct kevent *k)
 {
 	struct kevent_poll *p = kevent_priv(k);
+	struct fd f = fdget(k->uk.id.raw[0]);
+	struct file *file = f.file;
 	struct kevent_storage *st;
-	struct file *file;
 	__poll_t revents;
 	int err = 0;
 
-	file = fget(k->uk.id.raw[0]);
+	/* No reference is kept, so none is taken where the table is ours. */
 	if (!file)
 		return -EBADF;
 	if (!file_can_poll(file)) {
@@ -177,7 +178,7 @@ static int kevent_poll_enqueue(struct kevent *k)
 	k->uk.ret_data[0] = (__force u32)revents;
 	err = revents ? 1 : 0;
 out:
-	fput(file);
+	fdput(f);
 	return err;
 }
 
