@@ -610,24 +610,6 @@ static bool kevent_confirm(struct kevent_queue *q, struct kevent *k,
 	return false;
 }
 
-/*
- * A harvest takes up to KEVENT_HARVEST_BATCH kevents off the ready list
- * under one hold of the ready lock, copies their reports out with one
- * user access section (and, into a ring, one store of ring_kidx), and
- * settles them under one more hold of the lock: two lock round trips per
- * batch instead of three per event.
- */
-#define KEVENT_HARVEST_BATCH	16
-
-struct kevent_batch {
-	unsigned int n;
-	struct kevent *k[KEVENT_HARVEST_BATCH];
-	unsigned int state[KEVENT_HARVEST_BATCH];
-	/* out[i] was filled when k[i] was taken: no check is due */
-	bool filled[KEVENT_HARVEST_BATCH];
-	struct ukevent out[KEVENT_HARVEST_BATCH];
-};
-
 /* Take up to @want kevents off the ready list into @b. */
 static void kevent_take_batch(struct kevent_queue *q, struct kevent_batch *b,
 			      unsigned int want)
@@ -753,39 +735,39 @@ void kevent_sink_init(struct kevent_sink *sink)
  */
 void kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink)
 {
-	struct kevent_batch b;
+	struct kevent_batch *b = &q->batch;
 	unsigned int i, j, copied;
 
 	lockdep_assert_held(&q->mutex);
 
 	while (sink->done < sink->max) {
-		kevent_take_batch(q, &b, min_t(unsigned int,
-					       sink->max - sink->done,
-					       KEVENT_HARVEST_BATCH));
-		if (!b.n)
+		kevent_take_batch(q, b, min_t(unsigned int,
+					      sink->max - sink->done,
+					      KEVENT_HARVEST_BATCH));
+		if (!b->n)
 			break;
 		/* Those that need a check: ask their source, keep the ready. */
-		for (i = j = 0; i < b.n; i++) {
-			if (!b.filled[i]) {
-				if (!kevent_confirm(q, b.k[i], b.state[i]))
+		for (i = j = 0; i < b->n; i++) {
+			if (!b->filled[i]) {
+				if (!kevent_confirm(q, b->k[i], b->state[i]))
 					continue;
-				kevent_report(b.k[i], &b.out[i]);
+				kevent_report(b->k[i], &b->out[i]);
 			}
 			if (i != j) {
-				b.k[j] = b.k[i];
-				b.state[j] = b.state[i];
-				b.out[j] = b.out[i];
+				b->k[j] = b->k[i];
+				b->state[j] = b->state[i];
+				b->out[j] = b->out[i];
 			}
 			j++;
 		}
-		b.n = j;
-		copied = kevent_sink_put_batch(q, sink, &b);
+		b->n = j;
+		copied = kevent_sink_put_batch(q, sink, b);
 		/* Not copied: back at the head of the list, in order. */
-		for (i = b.n; i > copied; i--)
-			kevent_give_back(q, b.k[i - 1]);
-		kevent_complete_batch(q, &b, copied, sink);
+		for (i = b->n; i > copied; i--)
+			kevent_give_back(q, b->k[i - 1]);
+		kevent_complete_batch(q, b, copied, sink);
 		sink->done += copied;
-		if (copied < b.n) {
+		if (copied < b->n) {
 			sink->fault = true;
 			break;
 		}
