@@ -39,6 +39,15 @@ static enum mech base_of(enum mech m)
 	}
 }
 
+/**
+ * engine_is_kevent - does @m harvest with kevent?
+ * @m: the mechanism
+ */
+int engine_is_kevent(enum mech m)
+{
+	return base_of(m) == M_RING || base_of(m) == M_GETEV;
+}
+
 /* user_data of an io_uring POLL_REMOVE: not an index. */
 #define URING_REMOVE	(~0ULL)
 /* Registrations per kevent_ctl() or io_uring_submit() while setting up. */

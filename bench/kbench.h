@@ -98,6 +98,7 @@ enum kind {
 /* The harvest engine: bench/engine.c. */
 struct engine;
 
+int engine_is_kevent(enum mech m);
 struct engine *engine_new(enum mech m, int nfds, int maxbatch);
 void engine_free(struct engine *e);
 void engine_add(struct engine *e, const int *fds, int from, int to,
