@@ -45,9 +45,10 @@ if [ ! -f /etc/passwd ]; then
 	printf '127.0.0.1 localhost\n::1 localhost ip6-localhost\n' >/etc/hosts
 	printf 'passwd: files\ngroup: files\nhosts: files\n' >/etc/nsswitch.conf
 fi
-if [ ! -e /dev/ptmx ]; then
+if [ ! -e /dev/pts/ptmx ]; then
 	mkdir -p /dev/pts
-	mount -t devpts -o ptmxmode=666 devpts /dev/pts && ln -s pts/ptmx /dev/ptmx
+	mount -t devpts -o ptmxmode=666 devpts /dev/pts
+	[ -e /dev/ptmx ] || ln -s pts/ptmx /dev/ptmx
 fi
 
 centis() {
