@@ -32,7 +32,7 @@ esac
 export UV_RUN_AS_ROOT=1
 # A test's own limit (5 s for most) is for a native machine; the guest
 # runs under TCG, several times slower.
-export UV_TEST_TIMEOUT_MULTIPLIER=${UV_TEST_TIMEOUT_MULTIPLIER:-4}
+export UV_TEST_TIMEOUT_MULTIPLIER="${UV_TEST_TIMEOUT_MULTIPLIER:-4}"
 
 # The guest has no users, no host names, no pseudo-terminals and no
 # /etc: give the spawn_setuid and spawn_setgid tests the user nobody,
@@ -73,7 +73,7 @@ status=0
 # No TEST: one run of the runner without arguments, the whole list.
 [ $# -gt 0 ] || set -- ""
 for t in "$@"; do
-	timeout -s KILL "${PEERS_PROGRAM_LIMIT:-2400}" "$bin/uv_run_tests_a" $t 2>&1 ||
+	timeout -s KILL "${PEERS_PROGRAM_LIMIT:-2400}" "$bin/uv_run_tests_a" ${t:+"$t"} 2>&1 ||
 		status=$?
 done
 echo "### PEER END $backend $name $status $(($(centis) - t0))"
