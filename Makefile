@@ -202,7 +202,7 @@ patchset-bisect: patchset
 # 1.44.2's test suite (doc/libuv.md), with the kevent backend and with
 # epoll.
 #   make peers PEERS=DIR          the folder of the release tarballs
-#   make peers PEERS_BENCH=0      without libevent's benchmark
+#   make peers PEERS_BENCH=0      without the benchmarks
 #   make peers PEERS_LIBS=libuv   one library only
 PEERS_LIBS ?= libevent libuv
 .PHONY: peers

@@ -9,8 +9,9 @@
 # testsuite/peers/LIBRARY/LIBRARY-kevent.patch, builds it statically with
 # the library's own CMake build, packs the test programs into an
 # initramfs and boots the guest once.  The guest runs the tests with the
-# kevent backend forced and with epoll (testsuite/peers/LIBRARY/run.sh);
-# for libevent, then its bench for kevent, epoll and poll (bench.sh).
+# kevent backend forced and with epoll (testsuite/peers/LIBRARY/run.sh),
+# then the library's benchmarks (testsuite/peers/LIBRARY/bench.sh):
+# libevent's for kevent, epoll and poll, libuv's for kevent and epoll.
 # The report (testsuite/peers/report.py) prints passed/failed/skipped per
 # program for both backends and fails if kevent fails a test that epoll
 # passes.
@@ -24,10 +25,11 @@
 # Environment:
 #   PEERS            where the tarball is (default ../shared/peers, and
 #                    /work/shared/peers)
-#   PEERS_BENCH=0    skip libevent's benchmark (make check does)
+#   PEERS_BENCH=0    skip the benchmarks (make check does)
 #   PEERS_MODES      also run libevent's regression programs with these
 #                    modes of the backend: kevent-ring, kevent-poll
 #   PEERS_TESTS      libuv: these tests only (names of test-list.h)
+#   PEERS_BENCH_RUNS libuv: runs of each benchmark per backend (3)
 #   PEERS_TIME_LIMIT the limit of the boot, in seconds (default 3000)
 #   KERNEL, BUILD    as for scripts/boot.sh
 # Exit status: 0 when kevent passed what epoll passed, 2 when the tarball
@@ -127,7 +129,7 @@ configure() {
 
 # make -j2 in $out/obj; a warning in the backend is an error.
 make_obj() {
-	log "building (make -j2${1:+ $1})"
+	log "building (make -j2${*:+ $*})"
 	make -C "$out/obj" -j2 "$@" >"$out/make.log" 2>&1 ||
 		{ grep -E 'error|Error' "$out/make.log" | head -30; log "build failed ($out/make.log)"; exit 1; }
 	if grep -n 'kevent\.c.*warning' "$out/make.log"; then
@@ -162,8 +164,12 @@ do_build_libuv() {
 	configure "static" \
 		-DCMAKE_EXE_LINKER_FLAGS="-static" \
 		-DLIBUV_BUILD_TESTS=ON \
-		-DLIBUV_BUILD_BENCH=OFF
-	make_obj uv_run_tests_a
+		-DLIBUV_BUILD_BENCH=ON
+	if [ "${PEERS_BENCH:-1}" = 0 ]; then
+		make_obj uv_run_tests_a
+	else
+		make_obj uv_run_tests_a uv_run_benchmarks_a
+	fi
 }
 
 # The guest's programs: libevent's, stripped, and the two scripts.
@@ -203,18 +209,21 @@ do_initramfs_libevent() {
 
 # The guest's programs: the test runner, stripped, the fixtures the
 # tests read (test/fixtures, as a tar file: the initramfs holds files
-# only), and run.sh, once per backend.
+# only), and run.sh, once per backend; then the benchmarks (bench.sh).
 do_initramfs_libuv() {
 	local src=$out/src/$version obj=$out/obj g=$out/guest m
 	rm -rf "$g"
 	mkdir -p "$g/bin"
 	strip -o "$g/bin/uv_run_tests_a" "$obj/uv_run_tests_a"
 	tar cf "$g/bin/libuv-fixtures.tar" -C "$src" test/fixtures
-	install -m 755 "$peers_src/run.sh" "$g/bin/"
+	install -m 755 "$peers_src/run.sh" "$peers_src/bench.sh" "$g/bin/"
+	[ "${PEERS_BENCH:-1}" = 0 ] ||
+		strip -o "$g/bin/uv_run_benchmarks_a" "$obj/uv_run_benchmarks_a"
 	{
 		for m in kevent epoll; do
 			echo "peers-$m bin/run.sh $m ${PEERS_TESTS:-}"
 		done
+		[ "${PEERS_BENCH:-1}" = 0 ] || echo "peers-bench bin/bench.sh ${PEERS_BENCH_RUNS:-3}"
 	} >"$g/peers.list"
 	scripts/initramfs.sh "$g/bin" "$g/peers.list" "$out/initramfs.cpio"
 }
@@ -253,7 +262,14 @@ do_report_libevent() {
 }
 
 do_report_libuv() {
-	python3 testsuite/peers/report.py "$out/guest.log"
+	local status=0
+	python3 testsuite/peers/report.py "$out/guest.log" || status=1
+	if grep -q '^### BENCH BEGIN' "$out/guest.log"; then
+		python3 testsuite/peers/libuv/bench.py "$out/guest.log" \
+			--markdown "$out/bench.md" || status=1
+		log "bench: ${out#"$top"/}/bench.md"
+	fi
+	return $status
 }
 
 case "$what" in
