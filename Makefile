@@ -197,13 +197,19 @@ patchset: deps
 patchset-bisect: patchset
 	@nice -n 19 scripts/patchset-bisect.sh
 
-# libevent 2.1.12 on kevent: its regression programs with the kevent
-# backend and with epoll, and its benchmark (doc/libevent.md).
-#   make peers PEERS=DIR       the folder of libevent-2.1.12-stable.tar.gz
-#   make peers PEERS_BENCH=0   without the benchmark
+# The event libraries on kevent, each in a boot of its own: libevent
+# 2.1.12's regression programs and benchmark (doc/libevent.md), libuv
+# 1.44.2's test suite (doc/libuv.md), with the kevent backend and with
+# epoll.
+#   make peers PEERS=DIR          the folder of the release tarballs
+#   make peers PEERS_BENCH=0      without the benchmarks
+#   make peers PEERS_LIBS=libuv   one library only
+PEERS_LIBS ?= libevent libuv
 .PHONY: peers
 peers: deps kernel
-	@scripts/peers.sh all
+	@status=0; for lib in $(PEERS_LIBS); do \
+		scripts/peers.sh $$lib all || status=1; \
+	done; exit $$status
 
 run: deps
 	@$(MAKE) --no-print-directory all

@@ -55,15 +55,20 @@ testsuite/host-checks.sh >"$build/host.tap" 2>&1 || true
 stage "guest: boot and run the tests"
 rm -f "$log"
 scripts/boot.sh check "$log" "${CHECK_TIME_LIMIT:-1500}" || true
-# libevent's regression programs on kevent and on epoll, in a boot of
-# their own (doc/libevent.md); one test of the summary, skipped when the
-# tarball is missing; not on the debug kernel.
-peers=none
+# The event libraries' own suites on kevent and on epoll, each in a boot
+# of its own (doc/libevent.md, doc/libuv.md); one test of the summary
+# each, skipped when its tarball is missing; not on the debug kernel.
+# peers holds LIBRARY:STATUS words, STATUS that of scripts/peers.sh.
+peers=
 if [ -z "${VARIANT:-}" ] && [ "$arch" = x86_64 ]; then
-	stage "libevent on kevent (scripts/peers.sh, log: $build/peers/guest.log)"
-	peers=0
-	PEERS_BENCH=0 scripts/peers.sh all || peers=$?
-	[ "$peers" != 2 ] || echo "SKIP libevent: no libevent-2.1.12-stable.tar.gz in ${PEERS:-../shared/peers}"
+	for lib in libevent libuv; do
+		# peers.sh names its log when the boot ends.
+		stage "$lib on kevent (scripts/peers.sh $lib)"
+		st=0
+		PEERS_BENCH=0 scripts/peers.sh "$lib" all || st=$?
+		[ "$st" != 2 ] || echo "SKIP $lib: no $lib release tarball in ${PEERS:-../shared/peers}"
+		peers="$peers $lib:$st"
+	done
 fi
 # The counted bench, small (scripts/counted.sh smoke): a boot of one
 # vCPU with the instruction-counting plugin, so that it cannot rot.
@@ -94,15 +99,21 @@ testsuite/report.py --expected "$guest/expected" \
 	--variant "${VARIANT:-normal}" \
 	"$log" >"$build/report.txt" || status=$?
 sed '$d' "$build/report.txt"
-case "$peers" in none|0|2) ;; *) status=1
-	echo "FAIL libevent: kevent fails a test that epoll passes (make peers)" ;;
-esac
-# The summary line, with the libevent run as one test.
-tail -n 1 "$build/report.txt" | awk -v p="$peers" '{
+for p in $peers; do
+	case "${p#*:}" in 0|2) ;; *) status=1
+		echo "FAIL ${p%:*}: kevent fails a test that epoll passes (make peers)" ;;
+	esac
+done
+# The summary line, with each library's run as one test.
+tail -n 1 "$build/report.txt" | awk -v peers="$peers" '{
 	n = split($0, a, /, /); pass = a[1] + 0; fail = a[2] + 0
 	skip = n > 2 ? a[3] + 0 : 0
-	if (p == "0") pass++; else if (p == "2") skip++
-	else if (p != "none") fail++
+	m = split(peers, p, / /)
+	for (i = 1; i <= m; i++) {
+		if (p[i] == "") continue
+		st = substr(p[i], index(p[i], ":") + 1)
+		if (st == "0") pass++; else if (st == "2") skip++; else fail++
+	}
 	printf "%d passed, %d failed", pass, fail
 	if (skip) printf ", %d skipped", skip
 	printf "\n" }'

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Report of make peers: libevent's regression programs, kevent and epoll.
+"""Report of make peers: a library's own tests, kevent and epoll.
 
-    testsuite/peers/report.py [--dumpevents-check SCRIPT] [--known FILE]
-                              [--bench-out FILE] LOG
+    testsuite/peers/report.py [--dumpevents-check SCRIPT] LOG
 
-LOG is the guest's serial log; testsuite/peers/libevent/run.sh put each
+LOG is the guest's serial log; testsuite/peers/LIBRARY/run.sh put each
 program's output between "### PEER BEGIN BACKEND PROGRAM" and
-"### PEER END BACKEND PROGRAM STATUS CENTISECONDS".  regress is counted
-test by test (tinytest's lines), every other program as one test.
+"### PEER END BACKEND PROGRAM STATUS CENTISECONDS".  libevent's regress
+is counted test by test (tinytest's lines), as is libuv's uv_run_tests_a
+(its TAP lines); every other program counts as one test.
 
 Prints a table, passed/failed/skipped per program and backend, then each
 test that kevent fails and epoll passes, and a last line
@@ -29,6 +29,7 @@ ORDER = ("kevent", "epoll", "kevent-ring", "kevent-poll")
 BACKENDS = ORDER[:2]    # always expected
 TEST_START = re.compile(r"^([A-Za-z0-9_]+/[A-Za-z0-9_.\-]+): (.*)$")
 FAILED = re.compile(r"^\s*\[([A-Za-z0-9_.\-]+) FAILED\]\s*$")
+TAP = re.compile(r"^(not )?ok \d+ - (\S+)(\s+# SKIP\b.*)?$")
 
 
 def parse_regress(text):
@@ -63,6 +64,21 @@ def parse_regress(text):
             results[current] = "skip"
             current = None
     return results
+
+
+def parse_tap(text):
+    """{test: 'pass'|'fail'|'skip'} from TAP lines (libuv's runner)."""
+    results = {}
+    for line in text.splitlines():
+        m = TAP.match(line.rstrip("\r"))
+        if m:
+            results[m.group(2)] = ("skip" if m.group(3) else
+                                   "fail" if m.group(1) else "pass")
+    return results
+
+
+# The programs counted test by test, and how.
+PARSERS = {"regress": parse_regress, "uv_run_tests_a": parse_tap}
 
 
 def parse_log(path):
@@ -117,10 +133,10 @@ def main():
         if b not in results:
             continue
         times[b][p] = centis / 100.0
-        if p == "regress":
-            r = parse_regress(text)
+        if p in PARSERS:
+            r = PARSERS[p](text)
             if status != 0 and not any(v == "fail" for v in r.values()):
-                r["regress(exit %d)" % status] = "fail"
+                r["%s(exit %d)" % (p, status)] = "fail"
             results[b][p] = r
         else:
             ok = status == 0
