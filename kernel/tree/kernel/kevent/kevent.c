@@ -791,6 +791,12 @@ void kevent_sink_finish(struct kevent_queue *q, struct kevent_sink *sink)
 	unsigned int n = 0;
 	struct kevent *k;
 
+	/*
+	 * Only this call adds to its held list, so one seen empty stays
+	 * empty; an event queued meanwhile woke a waiter itself.
+	 */
+	if (list_empty(&sink->held) && !READ_ONCE(q->ready_num))
+		return;
 	spin_lock_irq(&q->ready_lock);
 	/*
 	 * Each kevent leaves the held list here, or is taken off it by a

@@ -242,17 +242,25 @@ static int kevent_harvest_wait(struct kevent_queue *q, struct kevent_sink *sink,
 			       unsigned int min, struct kevent_waiter *w,
 			       struct kevent_deadline *d)
 {
-	unsigned int need;
+	unsigned int need, queued;
 	bool last, ready;
 	int ret;
 
 	for (;;) {
 		need = min - sink->done;
-		ready = READ_ONCE(q->ready_num) >= need;
+		queued = READ_ONCE(q->ready_num);
+		ready = queued >= need;
 		/* The deadline needs the clock: not read while events wait. */
 		last = kevent_kicked(w) ||
 		       (w->ring && READ_ONCE(q->uidx) != w->old_uidx) ||
 		       (ready ? d->passed : kevent_deadline_passed(d));
+		/*
+		 * A harvest of an empty list takes nothing: a poll that
+		 * finds nothing, the busy loop's common case, returns
+		 * without the mutex, as epoll_wait() does.
+		 */
+		if (!queued && (last || ready))
+			return 0;
 		if (last || ready) {
 			if (mutex_lock_killable(&q->mutex))
 				return -EINTR;
