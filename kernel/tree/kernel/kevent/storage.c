@@ -15,9 +15,9 @@
  * it no longer touches the kevent: the queue's side may then free the
  * kevent at once, as epoll and io_uring do with their wait entries.
  *
- * A storage keeps the union of the event bits its kevents ask for, so
- * that a notification of bits nobody asked for (a pipe's reader making
- * room where only data are watched) returns without the lock.  The
+ * A storage keeps the union of the event bits its kevents ask for, or
+ * more, so that a notification of bits nobody asked for (a pipe's reader
+ * making room where only data are watched) returns without the lock.  The
  * notifier changed its object before it reads the union, a kevent adds
  * its bits before it reads the object: a full barrier on each side
  * makes one of them see the other (kevent_storage_want() and
@@ -144,17 +144,6 @@ static void kevent_storage_unlink(struct kevent_storage *st, struct kevent *k)
 	smp_store_release(&k->st, NULL);
 }
 
-/* The union of the bits that @st's kevents ask for, anew, under its lock. */
-static void kevent_storage_rescan(struct kevent_storage *st)
-{
-	struct kevent *k;
-	u32 events = 0;
-
-	list_for_each_entry(k, &st->list, storage_entry)
-		events |= READ_ONCE(k->uk.event);
-	WRITE_ONCE(st->events, events);
-}
-
 /**
  * kevent_storage_detach - detach a kevent from its object, if still attached
  * @k: the kevent
@@ -174,7 +163,13 @@ void kevent_storage_detach(struct kevent *k)
 		/* The object's release may have come first. */
 		if (rcu_access_pointer(k->st) == st) {
 			kevent_storage_unlink(st, k);
-			kevent_storage_rescan(st);
+			/*
+			 * The union is left wider than need be until the
+			 * last kevent goes: made anew at every detach, it
+			 * would cost a walk of the list with interrupts off.
+			 */
+			if (!st->count)
+				WRITE_ONCE(st->events, 0);
 		}
 		spin_unlock_irqrestore(&st->lock, flags);
 	}
