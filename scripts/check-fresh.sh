@@ -14,7 +14,7 @@
 # Each run clones HEAD anew; the root's ccache is kept with the root.
 #
 #   FRESH_REBUILD=1   build the root anew even when its key matches
-#   PEERS=DIR         where libevent's tarball is, as for make check
+#   PEERS=DIR         where the peers' tarballs are, as for make check
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -139,8 +139,8 @@ apt-config dump | grep -E '^Acquire::(https?::Proxy|Check-Valid-Until|http::Prox
 	>"$root/etc/apt/apt.conf.d/90check-fresh" || true
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 
-# HEAD, as a bundle that the root's git clones; libevent's tarball where
-# make check looks for it next to the clone (../shared/peers).
+# HEAD, as a bundle that the root's git clones; the peers' tarballs
+# where make check looks for them next to the clone (../shared/peers).
 # The last run's clone holds a kernel tree and its objects: removing it
 # takes minutes on a busy disk, so it is moved aside and removed beside
 # the run, at the lowest priority.
@@ -156,14 +156,14 @@ mkdir -p "$root/src/shared/peers"
 # The branch too, so that the clone is on it, as a user's would be.
 # shellcheck disable=SC2046
 git bundle create -q "$root/src/kevent.bundle" HEAD $(git symbolic-ref -q --short HEAD || true)
-tarball=
+# The peers' tarballs (libevent's, libuv's): every one of the first
+# folder that has any, as make check looks for them.
 for d in ${PEERS:-} "$top/../shared/peers" /work/shared/peers; do
-	if [ -f "$d/libevent-2.1.12-stable.tar.gz" ]; then
-		tarball=$d/libevent-2.1.12-stable.tar.gz
+	if ls "$d"/*.tar.gz >/dev/null 2>&1; then
+		cp "$d"/*.tar.gz "$root/src/shared/peers/"
 		break
 	fi
 done
-[ -z "$tarball" ] || cp "$tarball" "$root/src/shared/peers/"
 
 # A run that was killed may have left its mounts.
 unmount "$root"
