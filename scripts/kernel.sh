@@ -21,6 +21,11 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
+# The variables of this project's make (M= of make mutants, T=) must not
+# reach the kernel's make, through MAKEFLAGS or the environment, where
+# make exports them: there M= names an external module, and every make
+# of the kernel tree fails once it names several mutants.
+unset MAKEFLAGS MFLAGS M T
 build=${BUILD:-$top/build}
 case "$build" in /*) ;; *) build=$top/$build ;; esac
 tarball=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
@@ -163,10 +168,7 @@ build() {
 	export CCACHE_DIR=${CCACHE_DIR:-$build/ccache}
 	# Paths relative to the checkout: build folders share cache hits.
 	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$top}
-	# The variables of this project's make (M= of make mutants, T=)
-	# must not reach kbuild through MAKEFLAGS: there M= names an
-	# external module, and the build fails.
-	logged "$logs/$log" env -u MAKEFLAGS -u MFLAGS make -C "$tree" \
+	logged "$logs/$log" make -C "$tree" \
 		O="$obj" ARCH="$arch" LLVM="$llvm" CC="ccache $cc" -j"$jobs" \
 		"$image"
 	say "kernel ready: ${obj#"$top"/}/arch/$archdir/boot/$image"

@@ -124,8 +124,9 @@ BUILD=$dir scripts/initramfs.sh "$dir/guest/bin" "$list" "$dir/initramfs.cpio"
 
 # Build the copy (in its namespace) into $dir/obj; log to $1.
 build_kernel() {
-	# make mutants M=...: M= in MAKEFLAGS would name a module to kbuild.
-	env -u MAKEFLAGS -u MFLAGS \
+	# make mutants M=...: M= in MAKEFLAGS or the environment would name
+	# a module to kbuild.
+	env -u MAKEFLAGS -u MFLAGS -u M \
 	CCACHE_DIR=${CCACHE_DIR:-$build/ccache} CCACHE_BASEDIR=${CCACHE_BASEDIR:-$top} \
 	unshare -m --propagation private sh -c '
 		set -e
