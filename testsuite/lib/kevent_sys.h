@@ -60,19 +60,26 @@ static inline struct ukevent timer_ms(unsigned int ms, __u32 req_flags,
 	return timer_ukevent(ms / 1000, (ms % 1000) * 1000000U, req_flags, ptr);
 }
 
-/* A KEVENT_POLL request on fd. */
-static inline struct ukevent poll_ukevent(int fd, __u32 events,
-					  __u32 req_flags, __u64 ptr)
+/* A request of a type whose id is a descriptor (poll, pipe, socket). */
+static inline struct ukevent fd_ukevent(__u32 type, int fd, __u32 event,
+					__u32 req_flags, __u64 ptr)
 {
 	struct ukevent uk;
 
 	memset(&uk, 0, sizeof(uk));
 	uk.id.raw[0] = (__u32)fd;
-	uk.type = KEVENT_POLL;
-	uk.event = events;
+	uk.type = type;
+	uk.event = event;
 	uk.req_flags = req_flags;
 	uk.ptr = ptr;
 	return uk;
+}
+
+/* A KEVENT_POLL request on fd. */
+static inline struct ukevent poll_ukevent(int fd, __u32 events,
+					  __u32 req_flags, __u64 ptr)
+{
+	return fd_ukevent(KEVENT_POLL, fd, events, req_flags, ptr);
 }
 
 /* kevent_ctl() with one entry. */

@@ -30,21 +30,6 @@
 #define SEND		KEVENT_SOCKET_SEND
 #define BROKEN_DONE	(KEVENT_RET_BROKEN | KEVENT_RET_DONE)
 
-
-static struct ukevent fd_uk(__u32 type, int fd, __u32 event, __u32 req_flags,
-			    __u64 ptr)
-{
-	struct ukevent uk;
-
-	memset(&uk, 0, sizeof(uk));
-	uk.type = type;
-	uk.id.raw[0] = (__u32)fd;
-	uk.event = event;
-	uk.req_flags = req_flags;
-	uk.ptr = ptr;
-	return uk;
-}
-
 static struct ukevent sig_uk(int sig, int nomask, __u32 req_flags, __u64 ptr)
 {
 	struct ukevent uk;
@@ -231,7 +216,7 @@ static void test_m1(void)
 	diag("M1: a level-triggered registration is reported at most once "
 	     "per kevent_get_events() call");
 	xpipe(p, O_NONBLOCK);
-	if (add1(q, fd_uk(KEVENT_PIPE, p[0], RECV, 0, 11)))
+	if (add1(q, fd_ukevent(KEVENT_PIPE, p[0], RECV, 0, 11)))
 		bail_out("M1: ADD: %s", strerror(errno));
 	xwrite(p[1], "x", 1);
 	memset(buf, 0, sizeof(buf));
@@ -247,7 +232,7 @@ static void test_m1(void)
 	is_int(n, 1, "M1: min_nr = max_nr = 4: still 1");
 
 	xpipe(p2, O_NONBLOCK);
-	if (add1(q, fd_uk(KEVENT_PIPE, p2[0], RECV, 0, 12)))
+	if (add1(q, fd_ukevent(KEVENT_PIPE, p2[0], RECV, 0, 12)))
 		bail_out("M1: ADD: %s", strerror(errno));
 	xwrite(p2[1], "y", 1);
 	memset(buf, 0, sizeof(buf));
@@ -263,7 +248,7 @@ static void test_m1(void)
 	/* An ET event ready before the waiter came stays for others. */
 	q = new_queue(0);
 	xpipe(p, O_NONBLOCK);
-	if (add1(q, fd_uk(KEVENT_PIPE, p[0], RECV, KEVENT_REQ_ET, 13)))
+	if (add1(q, fd_ukevent(KEVENT_PIPE, p[0], RECV, KEVENT_REQ_ET, 13)))
 		bail_out("M1: ADD: %s", strerror(errno));
 	xwrite(p[1], "z", 1);
 	w.q = q;
@@ -773,19 +758,19 @@ static void test_m4(void)
 	/* Masks are validated as ADD validates them. */
 	q = new_queue(0);
 	xpipe(p, O_NONBLOCK);
-	add1(q, fd_uk(KEVENT_PIPE, p[0], RECV, 0, 52));
-	uk = fd_uk(KEVENT_PIPE, p[0], 0x80, 0, 52);
+	add1(q, fd_ukevent(KEVENT_PIPE, p[0], RECV, 0, 52));
+	uk = fd_ukevent(KEVENT_PIPE, p[0], 0x80, 0, 52);
 	ok(ctl1(q, KEVENT_CTL_MODIFY, &uk) == 1 && entry_err(&uk, EINVAL),
 	   "M4: MODIFY of a pipe registration to an unknown event bit: "
 	   "EINVAL [kevent_pipe.7 EINVAL event]");
-	uk = fd_uk(KEVENT_PIPE, p[0], 0, 0, 52);
+	uk = fd_ukevent(KEVENT_PIPE, p[0], 0, 0, 52);
 	ok(ctl1(q, KEVENT_CTL_MODIFY, &uk) == 1 && entry_err(&uk, EINVAL),
 	   "M4: MODIFY of a pipe registration to no event: EINVAL "
 	   "[kevent_pipe.7 EINVAL event]");
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv))
 		bail_out("socketpair");
-	add1(q, fd_uk(KEVENT_SOCKET, sv[0], RECV, 0, 53));
-	uk = fd_uk(KEVENT_SOCKET, sv[0], 0x8, 0, 53);
+	add1(q, fd_ukevent(KEVENT_SOCKET, sv[0], RECV, 0, 53));
+	uk = fd_ukevent(KEVENT_SOCKET, sv[0], 0x8, 0, 53);
 	ok(ctl1(q, KEVENT_CTL_MODIFY, &uk) == 1 && entry_err(&uk, EINVAL),
 	   "M4: MODIFY of a socket registration to an unknown event bit: "
 	   "EINVAL [kevent_socket.7 EINVAL]");
@@ -842,11 +827,11 @@ static void test_m5(void)
 	}
 	ok(sent > 0 && i < 100000 && errno == EAGAIN,
 	   "M5: the server's queue is full after %d datagrams (EAGAIN)", sent);
-	uk[0] = fd_uk(KEVENT_SOCKET, cli, SEND, 0, 61);
+	uk[0] = fd_ukevent(KEVENT_SOCKET, cli, SEND, 0, 61);
 	is_int(ctl1(q, KEVENT_CTL_ADD, &uk[0]), 0,
 	       "M5: level-triggered SEND: not ready at ADD (kept, not "
 	       "copied back)");
-	uk[0] = fd_uk(KEVENT_SOCKET, cli, SEND, KEVENT_REQ_ET, 62);
+	uk[0] = fd_ukevent(KEVENT_SOCKET, cli, SEND, KEVENT_REQ_ET, 62);
 	is_int(ctl1(q, KEVENT_CTL_ADD, &uk[0]), 0,
 	       "M5: edge-triggered SEND: not ready at ADD");
 	is_int(harvest(q, uk, 4), 0, "M5: nothing is reported while the "
@@ -999,7 +984,7 @@ static struct ukevent obj_uk(struct obj *o, __u64 ptr)
 {
 	if (o->kind == OBJ_FILE)
 		return poll_ukevent(o->fd, POLLIN, 0, ptr);
-	return fd_uk(o->kind == OBJ_SOCKET ? KEVENT_SOCKET : KEVENT_PIPE,
+	return fd_ukevent(o->kind == OBJ_SOCKET ? KEVENT_SOCKET : KEVENT_PIPE,
 		     o->fd, RECV, 0, ptr);
 }
 
@@ -1097,7 +1082,7 @@ static void test_ready(void)
 	if (q < 0)
 		bail_out("kevent_init(ring): %s", strerror(errno));
 	xpipe(p, O_NONBLOCK);
-	if (add1(q, fd_uk(KEVENT_PIPE, p[0], RECV, 0, 81)))
+	if (add1(q, fd_ukevent(KEVENT_PIPE, p[0], RECV, 0, 81)))
 		bail_out("ADD: %s", strerror(errno));
 	xwrite(p[1], "x", 1);
 	ok(wait1(q, &uk, 2000) == 1 && uk.ptr == 81,

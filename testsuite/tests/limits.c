@@ -51,14 +51,7 @@ static int slow_kernel;
 
 static struct ukevent pipe_uk(int fd, __u64 ptr)
 {
-	struct ukevent uk;
-
-	memset(&uk, 0, sizeof(uk));
-	uk.type = KEVENT_PIPE;
-	uk.id.raw[0] = (__u32)fd;
-	uk.event = RECV;
-	uk.ptr = ptr;
-	return uk;
+	return fd_ukevent(KEVENT_PIPE, fd, RECV, 0, ptr);
 }
 
 static int entry_err(const struct ukevent *uk, int err)

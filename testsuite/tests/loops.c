@@ -22,17 +22,6 @@
 #define RECV		KEVENT_SOCKET_RECV
 #define BROKEN_DONE	(KEVENT_RET_BROKEN | KEVENT_RET_DONE)
 
-/* A request on a descriptor, for any of the types that take one. */
-static struct ukevent fd_uk(__u32 type, int fd, __u32 event, __u32 req_flags,
-			    __u64 ptr)
-{
-	struct ukevent uk = poll_ukevent(fd, event, req_flags, ptr);
-
-	uk.type = type;
-	return uk;
-}
-
-
 static void new_pipe(int p[2])
 {
 	must(pipe2(p, O_NONBLOCK | O_CLOEXEC) == 0, "pipe2: %s",
@@ -73,9 +62,9 @@ static void test_ready_at_add(void)
 
 	new_pipe(p);
 	must(write(p[1], "x", 1) == 1, "write");
-	ready_at_add("kevent_pipe.7", fd_uk(KEVENT_PIPE, p[0], RECV, 0, 1));
+	ready_at_add("kevent_pipe.7", fd_ukevent(KEVENT_PIPE, p[0], RECV, 0, 1));
 	ready_at_add("kevent_poll.7",
-		     fd_uk(KEVENT_POLL, p[0], KEVENT_POLL_POLLIN, 0, 2));
+		     fd_ukevent(KEVENT_POLL, p[0], KEVENT_POLL_POLLIN, 0, 2));
 	close(p[0]);
 	close(p[1]);
 
@@ -93,7 +82,7 @@ static void test_ready_at_add(void)
 	     connect(c, (struct sockaddr *)&sa, sizeof(sa)) == 0,
 	     "listener: %s", strerror(errno));
 	ready_at_add("kevent_socket.7",
-		     fd_uk(KEVENT_SOCKET, l, KEVENT_SOCKET_ACCEPT, 0, 3));
+		     fd_ukevent(KEVENT_SOCKET, l, KEVENT_SOCKET_ACCEPT, 0, 3));
 	close(c);
 	close(l);
 	unlink(sa.sun_path);
@@ -104,7 +93,7 @@ static void watched_pair(int q, int sv[2], __u32 req_flags, __u64 ptr)
 {
 	must(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 			0, sv) == 0, "socketpair");
-	must(add1(q, fd_uk(KEVENT_SOCKET, sv[0], RECV, req_flags, ptr)) == 0,
+	must(add1(q, fd_ukevent(KEVENT_SOCKET, sv[0], RECV, req_flags, ptr)) == 0,
 	     "ADD");
 }
 
@@ -142,7 +131,7 @@ static void test_poll_event_zero(void)
 	int q = new_queue(KEVENT_INIT_CLOEXEC), p[2], n;
 
 	new_pipe(p);
-	n = add1(q, fd_uk(KEVENT_POLL, p[0], 0, KEVENT_REQ_ALWAYS_QUEUE, 7));
+	n = add1(q, fd_ukevent(KEVENT_POLL, p[0], 0, KEVENT_REQ_ALWAYS_QUEUE, 7));
 	must(write(p[1], "x", 1) == 1, "write");
 	ok(n == 0 && wait1(q, &ev, 200) == 0,
 	   "KEVENT_POLL with event 0: accepted (%d); data to read is not reported [kevent_poll.7 event-zero]",
@@ -164,7 +153,7 @@ static void test_ctl_write_back(void)
 	int q = new_queue(KEVENT_INIT_CLOEXEC), n;
 
 	uk[0] = timer_ms(100000, 0, 10);
-	uk[1] = fd_uk(KEVENT_PIPE, -1, RECV, 0, 11);	/* fails: EBADF */
+	uk[1] = fd_ukevent(KEVENT_PIPE, -1, RECV, 0, 11);	/* fails: EBADF */
 	uk[2] = timer_ms(100000, 0, 12);
 	n = sys_kevent_ctl(q, KEVENT_CTL_ADD, 3, uk);
 	ok(n == 1 && uk[0].ptr == 11 && uk[0].ret_flags == BROKEN_DONE &&
@@ -186,8 +175,8 @@ static void test_ctl_count(void)
 
 	new_pipe(a);
 	new_pipe(b);
-	uk[0] = fd_uk(KEVENT_PIPE, a[0], RECV, 0, 20);
-	uk[1] = fd_uk(KEVENT_PIPE, b[0], RECV, 0, 21);
+	uk[0] = fd_ukevent(KEVENT_PIPE, a[0], RECV, 0, 20);
+	uk[1] = fd_ukevent(KEVENT_PIPE, b[0], RECV, 0, 21);
 	must(add1(q, uk[0]) == 0 && add1(q, uk[1]) == 0, "ADD");
 	close(b[0]);
 	close(b[1]);		/* the pipe goes: its registration leaves */
@@ -216,7 +205,7 @@ static void test_add_again(void)
 	int q = new_queue(KEVENT_INIT_CLOEXEC), p[2], n;
 
 	new_pipe(p);
-	must(add1(q, fd_uk(KEVENT_PIPE, p[0], RECV, KEVENT_REQ_ONESHOT |
+	must(add1(q, fd_ukevent(KEVENT_PIPE, p[0], RECV, KEVENT_REQ_ONESHOT |
 			   KEVENT_REQ_ALWAYS_QUEUE, 35)) == 0, "ADD");
 	must(write(p[1], "x", 1) == 1, "write");
 	must(wait1(q, &ev, 2000) == 1 && ev.ret_flags == KEVENT_RET_DONE,
@@ -274,7 +263,7 @@ static void test_flag_combinations(void)
 	char c;
 
 	new_pipe(p);
-	uk = fd_uk(KEVENT_PIPE, p[0], RECV, KEVENT_REQ_ONESHOT | KEVENT_REQ_ET,
+	uk = fd_ukevent(KEVENT_PIPE, p[0], RECV, KEVENT_REQ_ONESHOT | KEVENT_REQ_ET,
 		   30);
 	must(add1(q, uk) == 0, "ADD");
 	must(write(p[1], "x", 1) == 1, "write");
@@ -285,7 +274,7 @@ static void test_flag_combinations(void)
 	   n);
 	must(read(p[0], &c, 1) == 1, "read");
 
-	uk = fd_uk(KEVENT_PIPE, p[0], RECV,
+	uk = fd_ukevent(KEVENT_PIPE, p[0], RECV,
 		   KEVENT_REQ_ONESHOT | KEVENT_REQ_LAST_CHECK, 31);
 	must(add1(q, uk) == 0, "ADD");
 	must(write(p[1], "x", 1) == 1, "write");
@@ -334,7 +323,7 @@ static void test_limits(void)
 	must(buf != NULL, "calloc");
 	new_pipe(p);
 	must(write(p[1], "x", 1) == 1, "write");
-	must(add1(q, fd_uk(KEVENT_PIPE, p[0], RECV, KEVENT_REQ_ALWAYS_QUEUE,
+	must(add1(q, fd_ukevent(KEVENT_PIPE, p[0], RECV, KEVENT_REQ_ALWAYS_QUEUE,
 			   50)) == 0, "ADD");
 	start = now_ns();
 	n = sys_kevent_get_events(q, 2, 8, TSP(0, 200000000), buf, 0);
@@ -395,7 +384,7 @@ static void test_waiters(void)
 	int q = new_queue(KEVENT_INIT_CLOEXEC), p[2];
 
 	new_pipe(p);
-	must(add1(q, fd_uk(KEVENT_PIPE, p[0], RECV, KEVENT_REQ_ONESHOT, 60)) == 0,
+	must(add1(q, fd_ukevent(KEVENT_PIPE, p[0], RECV, KEVENT_REQ_ONESHOT, 60)) == 0,
 	     "ADD");
 	start_waiter(&ta, &a, q, 1500);
 	start_waiter(&tb, &b, q, 1500);
@@ -534,12 +523,12 @@ static void test_threads(void)
 
 	pool_q = new_queue(KEVENT_INIT_CLOEXEC);
 	new_pipe(stop_pipe);
-	uk = fd_uk(KEVENT_PIPE, stop_pipe[0], RECV,
+	uk = fd_ukevent(KEVENT_PIPE, stop_pipe[0], RECV,
 		   KEVENT_REQ_WAKEUP_ALL | KEVENT_REQ_ALWAYS_QUEUE, STOP);
 	must(add1(pool_q, uk) == 0, "ADD stop");
 	for (i = 0; i < NPIPES; i++) {
 		new_pipe(pool_pipes[i]);
-		uk = fd_uk(KEVENT_PIPE, pool_pipes[i][0], RECV,
+		uk = fd_ukevent(KEVENT_PIPE, pool_pipes[i][0], RECV,
 			   KEVENT_REQ_ONESHOT | KEVENT_REQ_ALWAYS_QUEUE,
 			   100 + (__u64)i);
 		must(add1(pool_q, uk) == 0, "ADD");

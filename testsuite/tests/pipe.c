@@ -24,15 +24,7 @@
 static struct ukevent pipe_uk(int fd, __u32 event, __u32 req_flags,
 			      __u64 ptr)
 {
-	struct ukevent uk;
-
-	memset(&uk, 0, sizeof(uk));
-	uk.id.raw[0] = (__u32)fd;
-	uk.type = KEVENT_PIPE;
-	uk.event = event;
-	uk.req_flags = req_flags;
-	uk.ptr = ptr;
-	return uk;
+	return fd_ukevent(KEVENT_PIPE, fd, event, req_flags, ptr);
 }
 
 /* ADD one entry; the number of entries copied back (0: registered). */

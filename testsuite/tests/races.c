@@ -30,21 +30,6 @@
 #define RACE_MS		2500
 #define MIN_ROUNDS	10
 
-
-static struct ukevent fd_uk(__u32 type, int fd, __u32 event, __u32 req_flags,
-			    __u64 ptr)
-{
-	struct ukevent uk;
-
-	memset(&uk, 0, sizeof(uk));
-	uk.type = type;
-	uk.id.raw[0] = (__u32)fd;
-	uk.event = event;
-	uk.req_flags = req_flags;
-	uk.ptr = ptr;
-	return uk;
-}
-
 static int entry_err(const struct ukevent *uk, int err)
 {
 	return uk->ret_flags == BROKEN_DONE && (int)uk->ret_data[1] == -err;
@@ -115,7 +100,7 @@ static void c2_add(int q, int fd)
 	int i;
 
 	for (i = 0; i < C2_REGS; i++)
-		add[i] = fd_uk(KEVENT_PIPE, fd, RECV, 0, (__u64)i);
+		add[i] = fd_ukevent(KEVENT_PIPE, fd, RECV, 0, (__u64)i);
 	if (sys_kevent_ctl(q, KEVENT_CTL_ADD, C2_REGS, add) != 0)
 		bail_out("C2: ADD of 64 registrations: %s", strerror(errno));
 }
@@ -149,7 +134,7 @@ static void test_c2(void)
 			bail_out("pipe");
 		c2_add(q, p[0]);
 		for (i = 0; i < C2_REGS; i++)
-			c.rm[i] = fd_uk(KEVENT_PIPE, p[0], RECV, 0,
+			c.rm[i] = fd_ukevent(KEVENT_PIPE, p[0], RECV, 0,
 					(__u64)(C2_REGS - 1 - i));
 		c.q = q;
 		c.mode = 0;
@@ -271,7 +256,7 @@ static void test_c3_pipe(void)
 	start = now_ns();
 	for (rounds = 0; rounds < 50000 && ms_since(start) < RACE_MS;
 	     rounds++) {
-		uk = fd_uk(KEVENT_PIPE, p[1], SEND, 0, (__u64)rounds);
+		uk = fd_ukevent(KEVENT_PIPE, p[1], SEND, 0, (__u64)rounds);
 		if (ctl1(q, KEVENT_CTL_ADD, &uk) != 1 ||
 		    !entry_err(&uk, EPIPE))
 			bad++;
@@ -354,7 +339,7 @@ static void test_c3_udp(void)
 					 strerror(errno));
 			close(s2);
 		}
-		uk = fd_uk(KEVENT_SOCKET, s, RECV, 0, (__u64)rounds);
+		uk = fd_ukevent(KEVENT_SOCKET, s, RECV, 0, (__u64)rounds);
 		n = ctl1(q, KEVENT_CTL_ADD, &uk);
 		if (n == 0) {
 			state[rounds] = 2;

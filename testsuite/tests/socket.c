@@ -44,15 +44,7 @@ static const struct kind kinds[] = {
 static struct ukevent sock_uk(int fd, __u32 event, __u32 req_flags,
 			      __u64 ptr)
 {
-	struct ukevent uk;
-
-	memset(&uk, 0, sizeof(uk));
-	uk.id.raw[0] = (__u32)fd;
-	uk.type = KEVENT_SOCKET;
-	uk.event = event;
-	uk.req_flags = req_flags;
-	uk.ptr = ptr;
-	return uk;
+	return fd_ukevent(KEVENT_SOCKET, fd, event, req_flags, ptr);
 }
 
 /* Wait up to ms (0: not at all) for up to max events. */
