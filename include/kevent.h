@@ -46,6 +46,7 @@
 #else	/* the rest, which would only add errors to the one above */
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -148,6 +149,80 @@ static inline int kevent_commit(int fd, unsigned int new_uidx,
 {
 	return (int)syscall(__NR_kevent_commit, (long)fd,
 			    (unsigned long)new_uidx, (unsigned long)over);
+}
+
+/*
+ * The bytes of the ring that kevent_init() with KEVENT_INIT_DIRECT
+ * takes: the header, ring_size slots and the trailer.
+ */
+#define KEVENT_DIRECT_RING_BYTES(ring_size)				\
+	(sizeof(struct kevent_ring) +					\
+	 (size_t)(ring_size) * sizeof(struct ukevent) +			\
+	 sizeof(struct kevent_ring_tail))
+
+/* The trailer of a KEVENT_INIT_DIRECT ring, after its last slot. */
+static inline struct kevent_ring_tail *
+kevent_ring_tail(struct kevent_ring *ring, unsigned int ring_size)
+{
+	return (struct kevent_ring_tail *)(void *)&ring->event[ring_size];
+}
+
+/*
+ * kevent_ring_take - copy the events of a direct ring out, for its only
+ * consumer
+ * @ring, @ring_size: as given to kevent_init()
+ * @buf: where to copy them
+ * @max: the most to copy
+ *
+ * Hands the slots back to the kernel (uhead) and returns how many
+ * events were copied; 0 means the ring is empty, and a call of
+ * kevent_wait() with old_uidx the tail's uhead waits for more.
+ */
+static inline unsigned int kevent_ring_take(struct kevent_ring *ring,
+					    unsigned int ring_size,
+					    struct ukevent *buf,
+					    unsigned int max)
+{
+	struct kevent_ring_tail *t = kevent_ring_tail(ring, ring_size);
+	__u32 head = t->uhead;
+	__u32 tail = __atomic_load_n(&t->ktail, __ATOMIC_ACQUIRE);
+	unsigned int n = 0;
+
+	for (; head != tail && n < max; head++)
+		buf[n++] = ring->event[head & (ring_size - 1)];
+	__atomic_store_n(&t->uhead, head, __ATOMIC_RELEASE);
+	return n;
+}
+
+/*
+ * kevent_ring_take_shared - copy one event of a direct ring out, for
+ * one of several consumer threads
+ * @ring, @ring_size: as given to kevent_init()
+ * @ev: where to copy it
+ *
+ * A thread claims the next slot with uclaim, copies it, and hands it
+ * back once every slot claimed before it is back: uhead moves in order.
+ * Returns 1, or 0 if the ring is empty: then kevent_wait() with
+ * old_uidx the trailer's uclaim waits until a slot is left to claim.
+ */
+static inline int kevent_ring_take_shared(struct kevent_ring *ring,
+					  unsigned int ring_size,
+					  struct ukevent *ev)
+{
+	struct kevent_ring_tail *t = kevent_ring_tail(ring, ring_size);
+	__u32 c = __atomic_load_n(&t->uclaim, __ATOMIC_RELAXED);
+
+	do {
+		if (c == __atomic_load_n(&t->ktail, __ATOMIC_ACQUIRE))
+			return 0;
+	} while (!__atomic_compare_exchange_n(&t->uclaim, &c, c + 1, 1,
+					      __ATOMIC_ACQUIRE,
+					      __ATOMIC_RELAXED));
+	*ev = ring->event[c & (ring_size - 1)];
+	while (__atomic_load_n(&t->uhead, __ATOMIC_ACQUIRE) != c)
+		sched_yield();
+	__atomic_store_n(&t->uhead, c + 1, __ATOMIC_RELEASE);
+	return 1;
 }
 
 #endif	/* __KEVENT_NEEDS_SOURCE */

@@ -45,7 +45,7 @@ STEPS = [
       KK + 'Kconfig', KK + 'Makefile', KK + 'kevent.h', KK + 'sources.h',
       KK + 'sources.c', KK + 'syscalls.c', KK + 'queue.c', KK + 'abi.c',
       KK + 'kevent.c', KK + 'ctl.c', KK + 'limit.c', KK + 'storage.c',
-      KK + 'wait.c', KK + 'ring.c', KK + 'timer.c'],
+      KK + 'wait.c', KK + 'ring.c', KK + 'direct.c', KK + 'timer.c'],
      ['kevent-build.patch', 'kevent-syscalls-generic.patch']),
     ('x86', None, [], ['kevent-syscalls-x86.patch']),
     ('poll', None, [KK + 'poll.c'], ['kevent-file-release.patch']),

@@ -179,6 +179,11 @@ static struct outcome call_init_ring(void)
 	return outcome(kevent_init(ring, 16, 0));
 }
 
+static struct outcome call_init_direct(void)
+{
+	return outcome(kevent_init(ring, 16, KEVENT_INIT_DIRECT));
+}
+
 static struct outcome call_open_dev(void)
 {
 	return outcome(open("/dev/kevent", O_RDONLY | O_CLOEXEC));
@@ -280,10 +285,14 @@ static struct outcome call_modify(void)
 }
 
 static const struct scenario scenarios[] = {
-	{ "kevent_init without a ring", "[kevent_init.2 ENOMEM]", NULL,
+	{ "kevent_init without a ring", "[kevent_init.2 ENOMEM nomem]", NULL,
 	  call_init, close_fd, { ENOMEM, EMFILE, ENFILE, 0 } },
-	{ "kevent_init with a ring", "[kevent_init.2 ENOMEM]", NULL,
+	{ "kevent_init with a ring", "[kevent_init.2 ENOMEM nomem]", NULL,
 	  call_init_ring, close_fd, { ENOMEM, EFAULT, EMFILE, ENFILE } },
+	/* EFAULT: pinning the ring's page can fail to allocate too. */
+	{ "kevent_init with a direct ring",
+	  "[kevent_init.2 ENOMEM nomem] [KEVENT_INIT_DIRECT.2const]", NULL,
+	  call_init_direct, close_fd, { ENOMEM, EFAULT, EMFILE, ENFILE } },
 	/* EFAULT: open(2) copies the path, a fault site of its own. */
 	{ "open of /dev/kevent",
 	  "[kevent.7 /dev/kevent] [kevent_probe.3 ENOMEM]", NULL,

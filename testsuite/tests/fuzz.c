@@ -237,6 +237,13 @@ static int make_fd(struct rng *rng, int slot, int *kind, unsigned int *rsize,
 		*rsize = rng_chance(rng, 70) ? 1 + rng_below(rng, 100) :
 			 (unsigned int)((2 * PAGE - 8) / 40) + rng_below(rng, 40);
 		mprotect(regions[slot], 2 * PAGE, PROT_READ | PROT_WRITE);
+		/* Some are direct: the kernel writes them at notification. */
+		if (rng_chance(rng, 30)) {
+			*rsize = 1U << rng_below(rng, 7);
+			fd = kevent_init((struct kevent_ring *)regions[slot],
+					 *rsize, KEVENT_INIT_DIRECT);
+			break;
+		}
 		fd = kevent_init((struct kevent_ring *)regions[slot], *rsize, 0);
 		break;
 	case F_DEVKEVENT:

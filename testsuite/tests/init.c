@@ -97,8 +97,8 @@ static void test_einval(void)
 	       "[kevent_init.2 EINVAL ring-too-big]");
 	is_err(sys_kevent_init(ring, 0xffffffffU, 0), EINVAL,
 	       "ring_size 0xffffffff is EINVAL [kevent_init.2 EINVAL ring-too-big]");
-	is_err(sys_kevent_init(NULL, 0, 1U << 2), EINVAL,
-	       "unknown init flag 0x4 is EINVAL [kevent_init.2 EINVAL flags] "
+	is_err(sys_kevent_init(NULL, 0, 1U << 3), EINVAL,
+	       "unknown init flag 0x8 is EINVAL [kevent_init.2 EINVAL flags] "
 	       "[KEVENT_INIT_CLOEXEC.2const EINVAL] "
 	       "[KEVENT_INIT_NONBLOCK.2const EINVAL]");
 	is_err(sys_kevent_init(NULL, 0, 1U << 31), EINVAL,

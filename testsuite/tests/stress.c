@@ -14,8 +14,12 @@
  *   R       consumes ring queue B (8 slots) with kevent_wait() and
  *           kevent_commit(), and kevent_get_events() whose ring copies it
  *           checks; RW waits on B with num 0 and kicks it;
+ *   D       consumes direct queue D (KEVENT_INIT_DIRECT, 16 slots) with
+ *           no system call while it holds events, and kevent_wait() when
+ *           it is empty or PENDING; a registration twice in what it takes
+ *           at once counts as reported twice;
  *   W0, W1  write sequence-numbered records into pipes, TCP, UDP and
- *           UNIX stream and datagram sockets, each watched on A or B
+ *           UNIX stream and datagram sockets, each watched on A, B or D
  *           (level, edge, one-shot re-added, or KEVENT_POLL), and wait
  *           for room with one-shot SEND registrations on their own queue;
  *           each channel ends with an END record, is closed and replaced
@@ -93,7 +97,7 @@ static const char *const kind_name[K_NR] = {
 };
 
 /* Queue identities, to check that a report comes from its own queue. */
-enum { Q_NONE, Q_A, Q_B, Q_F, Q_W0, Q_W1, Q_X1, Q_X2 };
+enum { Q_NONE, Q_A, Q_B, Q_F, Q_W0, Q_W1, Q_X1, Q_X2, Q_D };
 
 struct reg {
 	uint8_t kind, q, oneshot, added;
@@ -154,6 +158,9 @@ static struct shared *sh;
 static int qa, qb, qf;		/* the shared queues */
 static struct kevent_ring *ring_b;
 #define RING_B_SIZE	8
+static int qd;			/* the direct queue */
+static struct kevent_ring *ring_d;
+#define RING_D_SIZE	16
 static uint64_t seed;
 static int run_seconds = 15;
 static long long t_begin, t_stop;
@@ -1005,6 +1012,9 @@ static void chan_open(struct writer *w)
 	if (rng_chance(&w->rng, 25)) {
 		c->q = qb;
 		c->qid = Q_B;
+	} else if (rng_chance(&w->rng, 33)) {
+		c->q = qd;
+		c->qid = Q_D;
 	} else {
 		c->q = qa;
 		c->qid = Q_A;
@@ -1658,6 +1668,54 @@ static void *ring_main(void *arg)
 }
 
 /* Waits on B with num 0 (no move) and kicks it. */
+/* ---------------------------------------------------------------- */
+/* The consumer of direct queue D.                                   */
+
+static struct rng direct_rng;
+
+static void *direct_main(void *arg)
+{
+	struct kevent_ring_tail *t = kevent_ring_tail(ring_d, RING_D_SIZE);
+	struct ukevent buf[RING_D_SIZE];
+	unsigned int n;
+	int ret;
+
+	(void)arg;
+	while (!LOAD(sh->harvest_stop)) {
+		n = kevent_ring_take(ring_d, RING_D_SIZE, buf, RING_D_SIZE);
+		account(Q_D, buf, (int)n);
+		if (n && !(LOAD(t->flags) & KEVENT_RING_F_PENDING))
+			continue;
+		OP(OP_WAIT);
+		ret = kevent_wait(qd, RING_D_SIZE, LOAD(t->uhead),
+				  TSP(0, (long)rng_below(&direct_rng, 20) *
+					 1000000), 0);
+		if (ret < 0) {
+			if (errno == EINTR)
+				OP(OP_EINTR);
+			else
+				unexpected("kevent_wait on the direct ring", ret,
+					   errno);
+		}
+	}
+	return NULL;
+}
+
+/* What is left in D once its consumer stopped. */
+static void final_harvest_direct(void)
+{
+	struct kevent_ring_tail *t = kevent_ring_tail(ring_d, RING_D_SIZE);
+	struct ukevent buf[RING_D_SIZE];
+	unsigned int n;
+	int rounds = 0;
+
+	do {
+		kevent_wait(qd, RING_D_SIZE, LOAD(t->uhead), TSP(0, 0), 0);
+		n = kevent_ring_take(ring_d, RING_D_SIZE, buf, RING_D_SIZE);
+		account(Q_D, buf, (int)n);
+	} while (n && ++rounds < 1000);
+}
+
 static void *ring_waiter_main(void *arg)
 {
 	struct rng rng;
@@ -3369,6 +3427,7 @@ static void *drain_kicker_main(void *arg)
 		kevent_ctl(qa, KEVENT_CTL_READY, 0, NULL);
 		kevent_ctl(qb, KEVENT_CTL_READY, 0, NULL);
 		kevent_ctl(qf, KEVENT_CTL_READY, 0, NULL);
+		kevent_ctl(qd, KEVENT_CTL_READY, 0, NULL);
 		msleep(20);
 	}
 	return NULL;
@@ -3389,7 +3448,7 @@ static void final_harvest(int fd, int qid)
 int main(int argc, char **argv)
 {
 	struct harvester hv[3];
-	pthread_t t_ring, t_ringw, t_sig, t_send, t_posix, t_churn, t_x1, t_x2;
+	pthread_t t_ring, t_ringw, t_direct, t_sig, t_send, t_posix, t_churn, t_x1, t_x2;
 	pthread_t t_kick;
 	pthread_t *producers[16];
 	const char *pnames[16];
@@ -3426,17 +3485,26 @@ int main(int argc, char **argv)
 	for (i = 0; i < MAX_CH; i++)
 		pthread_mutex_init(&chans[i].lock, NULL);
 
-	/* Queues A and F are plain, B has an 8-slot ring; none is CLOEXEC. */
+	/*
+	 * Queues A and F are plain, B has an 8-slot ring, D a 16-slot
+	 * direct ring; none is CLOEXEC.
+	 */
 	qa = kevent_init(NULL, 0, 0);
 	ring_b = ring_alloc(RING_B_SIZE, &mapped);
 	must(ring_b != NULL, "ring");
 	qb = kevent_init(ring_b, RING_B_SIZE, 0);
 	qf = kevent_init(NULL, 0, 0);
-	must(qa >= 0 && qb >= 0 && qf >= 0, "kevent_init: %s", strerror(errno));
+	ring_d = mmap(NULL, KEVENT_DIRECT_RING_BYTES(RING_D_SIZE),
+		      PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	must(ring_d != MAP_FAILED, "mmap of the direct ring");
+	qd = kevent_init(ring_d, RING_D_SIZE, KEVENT_INIT_DIRECT);
+	must(qa >= 0 && qb >= 0 && qf >= 0 && qd >= 0, "kevent_init: %s",
+	     strerror(errno));
 	limit_base = limit_probe(&limit_err, &limit_was);
 	anchor(qa, Q_A);
 	anchor(qb, Q_B);
 	anchor(qf, Q_F);
+	anchor(qd, Q_D);
 
 	{
 		struct timespec res;
@@ -3457,6 +3525,7 @@ int main(int argc, char **argv)
 		fw_main();
 
 	rng_seed(&ring_rng, seed, 71);
+	rng_seed(&direct_rng, seed, 73);
 	for (i = 0; i < 2; i++) {
 		struct writer *w = &writers[i];
 		socklen_t len = sizeof(w->lsin);
@@ -3492,7 +3561,8 @@ int main(int argc, char **argv)
 		     "pthread_create");
 	}
 	must(!pthread_create(&t_ring, NULL, ring_main, NULL) &&
-	     !pthread_create(&t_ringw, NULL, ring_waiter_main, NULL),
+	     !pthread_create(&t_ringw, NULL, ring_waiter_main, NULL) &&
+	     !pthread_create(&t_direct, NULL, direct_main, NULL),
 	     "pthread_create");
 #define PRODUCER(th, fn, arg, name) do {				\
 		must(!pthread_create(&(th), NULL, (fn), (arg)),		\
@@ -3562,6 +3632,7 @@ int main(int argc, char **argv)
 	}
 	if (timed_join(t_ring, now_ns() + 3000000000LL) ||
 	    timed_join(t_ringw, now_ns() + 3000000000LL) ||
+	    timed_join(t_direct, now_ns() + 3000000000LL) ||
 	    timed_join(t_kick, now_ns() + 3000000000LL))
 		stuck++;
 	/* Anything still coming now is counted too: a second report shows. */
@@ -3569,6 +3640,7 @@ int main(int argc, char **argv)
 	final_harvest(qa, Q_A);
 	final_harvest(qb, Q_B);
 	final_harvest(qf, Q_F);
+	final_harvest_direct();
 	final_harvest(writers[0].qw, Q_W0);
 	final_harvest(writers[1].qw, Q_W1);
 	left = scan(1);
@@ -3663,13 +3735,13 @@ int main(int argc, char **argv)
 	is_int(sh->unexpected, 0, "every system call returned a documented result");
 	ok_all = 1;
 	{
-		const int fds[3] = { qa, qb, qf };
+		const int fds[4] = { qa, qb, qf, qd };
 
-		for (i = 0; i < 3; i++) {
+		for (i = 0; i < 4; i++) {
 			kev = fdinfo_kevents(fds[i], &ready);
 			if (kev != ANCHORS || ready != 0) {
 				diag("queue %c: fdinfo says kevents %ld ready %ld, expected %d and 0",
-				     "ABF"[i], kev, ready, ANCHORS);
+				     "ABFD"[i], kev, ready, ANCHORS);
 				ok_all = 0;
 			}
 		}
@@ -3680,6 +3752,7 @@ int main(int argc, char **argv)
 	close(qa);
 	close(qb);
 	close(qf);
+	close(qd);
 	for (i = 0; i < 2; i++) {
 		close(writers[i].qw);
 		close(writers[i].listener);

@@ -54,6 +54,10 @@
 /* kevent_init() flags (additions). */
 #define KEVENT_INIT_CLOEXEC	(1U << 0)	/* close-on-exec descriptor */
 #define KEVENT_INIT_NONBLOCK	(1U << 1)	/* O_NONBLOCK descriptor */
+#define KEVENT_INIT_DIRECT	(1U << 2)	/* the kernel fills the ring */
+
+/* kevent_ring_tail.flags. */
+#define KEVENT_RING_F_PENDING	(1U << 0)	/* kevent_wait() has more */
 
 /* KEVENT_SOCKET and KEVENT_PIPE events. */
 #define KEVENT_SOCKET_RECV	(1U << 0)
@@ -127,6 +131,20 @@ __extension__ struct kevent_ring {
 	__u32 ring_kidx;	/* next slot the kernel writes */
 	__u32 ring_over;	/* times the committed index wrapped */
 	struct ukevent event[];
+};
+
+/*
+ * With KEVENT_INIT_DIRECT, at &ring->event[ring_size]: the kernel's
+ * count of slots written and the consumer's count of slots consumed,
+ * both free-running; 64 bytes apart, they never share a cache line.
+ */
+struct kevent_ring_tail {
+	__u32 ktail;		/* slots written, by the kernel */
+	__u32 flags;		/* KEVENT_RING_F_*, by the kernel */
+	__u32 __reserved1[14];
+	__u32 uhead;		/* slots consumed, by the consumer */
+	__u32 uclaim;		/* slots claimed by shared consumers */
+	__u32 __reserved2[14];
 };
 
 /*

@@ -82,7 +82,9 @@ struct kevent_storage {
  * @modified: optional; MODIFY changed k->uk.event or k->uk.req_flags
  * @fill: optional; complete the copy of @k that is about to be reported
  *	in @out, without consuming anything.  Called under the queue's ready
- *	lock with interrupts disabled.
+ *	lock with interrupts disabled.  For a source without @delivered,
+ *	@out may be a slot of a direct ring, which userspace can write
+ *	meanwhile: decide nothing from what it holds then.
  * @delivered: optional; @out has reached userspace: consume what it
  *	reported
  * @priv_size: bytes of per-kevent source data, see kevent_priv()
@@ -109,14 +111,17 @@ struct kevent_callbacks {
  * struct kevent - one registration
  * @index_node: in the queue's index, under the queue's mutex and index
  *	lock; cleared once out of the index
- * @ready_entry: on the queue's ready list, or on the list of a harvest
- *	that holds it, under the queue's ready lock
+ * @ready_entry: on the queue's ready list, on the list of a harvest
+ *	that holds it, or on the direct ring's list of posted kevents, under
+ *	the queue's ready lock
  * @storage_entry: on &kevent_storage.list, under its lock
  * @st: the storage @k is attached to, or NULL once detached
  * @queue: the queue @k belongs to
  * @cb: the callbacks of @k's type
  * @uk: the request as userspace made it, and its return fields
  * @state: KEVENT_STATE_* bits, under the queue's ready lock
+ * @ring_pos: the free-running position of @k's slot in a direct ring,
+ *	while KEVENT_STATE_POSTED, under the queue's ready lock
  * @priv: @cb->priv_size bytes for the source
  */
 struct kevent {
@@ -128,6 +133,7 @@ struct kevent {
 	const struct kevent_callbacks *cb;
 	struct ukevent uk;
 	unsigned int state;
+	u64 ring_pos;
 	unsigned long priv[];
 };
 

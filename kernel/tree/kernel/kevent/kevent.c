@@ -76,6 +76,13 @@
  * than lost.  A level-triggered kevent that was reported is HELD on the
  * list of the system call that reported it until the call ends, then
  * requeued to be rechecked.
+ *
+ * A direct ring (direct.c) is written under the ready lock, by
+ * notifications and harvests alike, through the kernel's mapping of its
+ * pinned pages, which never faults.  A kevent in one of its slots is
+ * POSTED, on the ring's posted list by its ready_entry, until the slot
+ * is consumed; kevent_direct_reap() takes the mutex, so that no
+ * harvest has a kevent in transit while consumed slots are given back.
  */
 
 #include <linux/poll.h>
@@ -238,16 +245,79 @@ static void kevent_enqueue_locked(struct kevent_queue *q, struct kevent *k)
 	k->state |= KEVENT_STATE_READY;
 	list_add_tail(&k->ready_entry, &q->ready);
 	q->ready_num++;
+	if (q->direct)
+		kevent_direct_flags_locked(q);
 	kevent_wake(q, k->uk.req_flags & KEVENT_REQ_WAKEUP_ALL);
 }
 
-/* Queue @k as notified, unless it is queued, or remembered, already. */
+/*
+ * Should a kevent just taken be reported?  A forced or broken one always
+ * is; one asking for KEVENT_REQ_LAST_CHECK, requeued level-triggered, or
+ * of a source whose notifications may be spurious, only if its source
+ * still says it is ready.  One that is not goes back to waiting, unless
+ * it was notified meanwhile.
+ */
+static bool kevent_needs_check(const struct kevent *k, unsigned int state)
+{
+	if (state & (KEVENT_STATE_FORCED | KEVENT_STATE_BROKEN))
+		return false;
+	return (state & KEVENT_STATE_RECHECK) ||
+	       (k->uk.req_flags & KEVENT_REQ_LAST_CHECK) ||
+	       (k->cb->flags & KEVENT_CALLBACKS_RECHECK);
+}
+
+/* The copy of @k that userspace is given; under the ready lock. */
+static void kevent_fill_locked(struct kevent *k, struct ukevent *out)
+{
+	lockdep_assert_held(&k->queue->ready_lock);
+
+	*out = k->uk;
+	out->ret_flags |= KEVENT_RET_DONE;
+	if (k->state & KEVENT_STATE_BROKEN)
+		out->ret_flags |= KEVENT_RET_BROKEN;
+	if (k->cb->fill)
+		k->cb->fill(k, out);
+}
+
+/*
+ * Write the report of @k into its queue's direct ring now, if it may go
+ * there: not if its source must confirm it or act on its delivery, in
+ * process context, nor if the report ends the registration (one-shot,
+ * broken), nor if the ring is full.  Those take the ready list and
+ * reach the ring through kevent_wait().
+ */
+static bool kevent_post_locked(struct kevent_queue *q, struct kevent *k)
+{
+	if ((k->state & KEVENT_STATE_BROKEN) ||
+	    (k->uk.req_flags & KEVENT_REQ_ONESHOT) || k->cb->delivered ||
+	    kevent_needs_check(k, k->state) || !kevent_direct_room_locked(q))
+		return false;
+	kevent_fill_locked(k, kevent_direct_slot_locked(q));
+	k->state &= ~KEVENT_STATE_FORCED;
+	kevent_direct_publish_locked(q, k);
+	kevent_wake(q, k->uk.req_flags & KEVENT_REQ_WAKEUP_ALL);
+	return true;
+}
+
+/*
+ * Queue @k as notified, or post it, unless it is queued, posted or
+ * remembered already.  A posted kevent whose slot was consumed is
+ * posted anew; one whose slot was not waits for it (AGAIN).
+ */
 static void kevent_notified_locked(struct kevent_queue *q, struct kevent *k)
 {
+	if (k->state & KEVENT_STATE_POSTED) {
+		if (!kevent_direct_consumed_locked(q, k)) {
+			kevent_direct_defer_locked(q, k);
+			return;
+		}
+		kevent_direct_forget_locked(q, k);
+	}
 	if (k->state & (KEVENT_STATE_TRANSIT | KEVENT_STATE_HELD |
 			KEVENT_STATE_CHECKING))
 		k->state |= KEVENT_STATE_AGAIN;
-	else if (!(k->state & KEVENT_STATE_READY))
+	else if (!(k->state & KEVENT_STATE_READY) &&
+		 !(q->direct && kevent_post_locked(q, k)))
 		kevent_enqueue_locked(q, k);
 	/* Known ready now: a requeued one need not be rechecked. */
 	if (k->state & KEVENT_STATE_READY)
@@ -326,16 +396,25 @@ void kevent_force_ready(struct kevent *k)
  * kevent_unready - take a kevent off the ready list, or a harvest's list
  * @q: its queue, the mutex held
  * @k: the kevent
+ * @leaving: @k is being removed: it also gives up its slot in a direct
+ *	ring, which it keeps across a MODIFY, so that it never holds two
  *
  * A pending event of @k is dropped.
  */
-static void kevent_unready(struct kevent_queue *q, struct kevent *k)
+static void kevent_unready(struct kevent_queue *q, struct kevent *k,
+			   bool leaving)
 {
 	spin_lock_irq(&q->ready_lock);
 	if (k->state & KEVENT_STATE_READY)
 		q->ready_num--;
 	if (k->state & (KEVENT_STATE_READY | KEVENT_STATE_HELD))
 		list_del_init(&k->ready_entry);
+	if (k->state & KEVENT_STATE_POSTED) {
+		if (leaving)
+			kevent_direct_forget_locked(q, k);
+		else
+			kevent_direct_undefer_locked(q, k);
+	}
 	k->state &= ~(KEVENT_STATE_READY | KEVENT_STATE_HELD |
 		      KEVENT_STATE_AGAIN | KEVENT_STATE_FORCED |
 		      KEVENT_STATE_RECHECK);
@@ -452,7 +531,7 @@ int kevent_enqueue(struct kevent_queue *q, struct kevent *k)
 	int ret = k->cb->enqueue(k);
 
 	if (ret < 0) {
-		kevent_unready(q, k);
+		kevent_unready(q, k, true);
 		kevent_unindex(q, k);
 		kevent_free(q, k);
 	}
@@ -485,7 +564,7 @@ void kevent_modify(struct kevent_queue *q, struct kevent *k,
 	/* What the source queued under the old request goes. */
 	if (k->cb->modified)
 		k->cb->modified(k);
-	kevent_unready(q, k);
+	kevent_unready(q, k, false);
 	ready = k->state & KEVENT_STATE_BROKEN ? 1 : k->cb->check(k);
 	if (ready)
 		kevent_ready(k, ready);
@@ -503,7 +582,7 @@ void kevent_remove(struct kevent_queue *q, struct kevent *k)
 	lockdep_assert_held(&q->mutex);
 
 	k->cb->dequeue(k);
-	kevent_unready(q, k);
+	kevent_unready(q, k, true);
 	kevent_unindex(q, k);
 	kevent_free(q, k);
 }
@@ -513,7 +592,8 @@ void kevent_remove(struct kevent_queue *q, struct kevent *k)
  * @q: the queue, the mutex held, no system call in it
  *
  * A registration whose object went away and whose key a new one took is
- * no longer in the index, only on the ready list, waiting to be reported.
+ * no longer in the index, only on the ready list, or in a slot of a
+ * direct ring, waiting to be reported.
  */
 void kevent_remove_all(struct kevent_queue *q)
 {
@@ -529,19 +609,12 @@ void kevent_remove_all(struct kevent_queue *q)
 		kevent_remove(q, k);
 		cond_resched();
 	}
-}
-
-/* The copy of @k that userspace is given; under the ready lock. */
-static void kevent_fill_locked(struct kevent *k, struct ukevent *out)
-{
-	lockdep_assert_held(&k->queue->ready_lock);
-
-	*out = k->uk;
-	out->ret_flags |= KEVENT_RET_DONE;
-	if (k->state & KEVENT_STATE_BROKEN)
-		out->ret_flags |= KEVENT_RET_BROKEN;
-	if (k->cb->fill)
-		k->cb->fill(k, out);
+	while (q->direct &&
+	       (k = list_first_entry_or_null(&q->direct->posted,
+					     struct kevent, ready_entry))) {
+		kevent_remove(q, k);
+		cond_resched();
+	}
 }
 
 /**
@@ -567,22 +640,6 @@ static void kevent_give_back(struct kevent_queue *q, struct kevent *k)
 	list_add(&k->ready_entry, &q->ready);
 	q->ready_num++;
 	spin_unlock_irq(&q->ready_lock);
-}
-
-/*
- * Should a kevent just taken be reported?  A forced or broken one always
- * is; one asking for KEVENT_REQ_LAST_CHECK, requeued level-triggered, or
- * of a source whose notifications may be spurious, only if its source
- * still says it is ready.  One that is not goes back to waiting, unless
- * it was notified meanwhile.
- */
-static bool kevent_needs_check(const struct kevent *k, unsigned int state)
-{
-	if (state & (KEVENT_STATE_FORCED | KEVENT_STATE_BROKEN))
-		return false;
-	return (state & KEVENT_STATE_RECHECK) ||
-	       (k->uk.req_flags & KEVENT_REQ_LAST_CHECK) ||
-	       (k->cb->flags & KEVENT_CALLBACKS_RECHECK);
 }
 
 static bool kevent_confirm(struct kevent_queue *q, struct kevent *k,
@@ -650,6 +707,24 @@ static int kevent_sink_put(struct kevent_queue *q, struct ukevent __user *dst,
 	return 0;
 }
 
+/* Write the reports of @b into a direct ring; return how many fit. */
+static unsigned int kevent_direct_put_batch(struct kevent_queue *q,
+					    struct kevent_batch *b)
+{
+	unsigned int i;
+
+	spin_lock_irq(&q->ready_lock);
+	for (i = 0; i < b->n && kevent_direct_room_locked(q); i++) {
+		*kevent_direct_slot_locked(q) = b->out[i];
+		kevent_direct_publish_locked(q, b->k[i]);
+	}
+	kevent_direct_flags_locked(q);
+	if (i)
+		kevent_wake(q, false);
+	spin_unlock_irq(&q->ready_lock);
+	return i;
+}
+
 /* Copy the reports of @b where the harvest goes; return how many. */
 static unsigned int kevent_sink_put_batch(struct kevent_queue *q,
 					  struct kevent_sink *sink,
@@ -658,6 +733,8 @@ static unsigned int kevent_sink_put_batch(struct kevent_queue *q,
 	unsigned long left;
 	unsigned int i;
 
+	if (q->direct)
+		return kevent_direct_put_batch(q, b);
 	if (sink->to_ring)
 		return kevent_ring_put(q, b->out, b->n);
 	if (!q->ring) {
@@ -678,7 +755,9 @@ static unsigned int kevent_sink_put_batch(struct kevent_queue *q,
  * broken ones are removed; any other is held by the call until it ends,
  * so that no call reports it twice.  Then a level-triggered one, or one
  * notified meanwhile, is queued again; an edge-triggered one waits for
- * its next notification.
+ * its next notification.  In a direct ring the slot holds it instead,
+ * see kevent_direct_reap(); one whose slot was consumed already, and
+ * that was notified meanwhile, is queued at once.
  */
 static void kevent_complete_batch(struct kevent_queue *q,
 				  struct kevent_batch *b, unsigned int n,
@@ -701,7 +780,12 @@ static void kevent_complete_batch(struct kevent_queue *q,
 		k = b->k[i];
 		k->state &= ~(KEVENT_STATE_TRANSIT | KEVENT_STATE_FORCED |
 			      KEVENT_STATE_RECHECK);
-		if (!remove[i]) {
+		if (remove[i] || (k->state & KEVENT_STATE_POSTED))
+			continue;
+		if (q->direct) {
+			k->state &= ~KEVENT_STATE_AGAIN;
+			kevent_enqueue_locked(q, k);
+		} else {
 			k->state |= KEVENT_STATE_HELD;
 			list_add_tail(&k->ready_entry, &sink->held);
 		}
@@ -768,7 +852,11 @@ void kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink)
 		kevent_complete_batch(q, b, copied, sink);
 		sink->done += copied;
 		if (copied < b->n) {
-			sink->fault = true;
+			/*
+			 * The room of a direct ring also goes to the
+			 * notifications meanwhile: a full one is no fault.
+			 */
+			sink->fault = !q->direct;
 			break;
 		}
 		if (fatal_signal_pending(current))
@@ -826,6 +914,48 @@ void kevent_sink_finish(struct kevent_queue *q, struct kevent_sink *sink)
 	}
 	if (q->ready_num)
 		kevent_wake(q, false);
+	spin_unlock_irq(&q->ready_lock);
+}
+
+/**
+ * kevent_direct_reap - give back the slots consumed in a direct ring
+ * @q: a direct queue, its mutex held
+ *
+ * Each kevent whose slot was consumed gives it up: one notified
+ * meanwhile is queued, a level-triggered one is queued to be rechecked,
+ * an edge-triggered one waits for its next notification.  The mutex
+ * keeps harvests away: no kevent taken by one holds a slot meanwhile.
+ */
+void kevent_direct_reap(struct kevent_queue *q)
+{
+	struct kevent_direct *d = q->direct;
+	unsigned int n = 0;
+	struct kevent *k;
+	bool again;
+
+	lockdep_assert_held(&q->mutex);
+
+	spin_lock_irq(&q->ready_lock);
+	kevent_direct_refresh_locked(q);
+	while ((k = list_first_entry_or_null(&d->posted, struct kevent,
+					     ready_entry)) &&
+	       d->khead > k->ring_pos) {
+		/* The list is as long as the ring: let interrupts in. */
+		if (!(++n % KEVENT_HARVEST_BATCH)) {
+			spin_unlock_irq(&q->ready_lock);
+			cond_resched();
+			spin_lock_irq(&q->ready_lock);
+			continue;
+		}
+		again = k->state & KEVENT_STATE_AGAIN;
+		kevent_direct_forget_locked(q, k);
+		if (!again && (k->uk.req_flags & KEVENT_REQ_ET))
+			continue;
+		if (!again)
+			k->state |= KEVENT_STATE_RECHECK;
+		kevent_enqueue_locked(q, k);
+	}
+	kevent_direct_flags_locked(q);
 	spin_unlock_irq(&q->ready_lock);
 }
 

@@ -12,7 +12,41 @@
 #include <linux/wait.h>
 
 struct mm_struct;
+struct page;
 struct user_struct;
+
+/**
+ * struct kevent_direct - the ring of a KEVENT_INIT_DIRECT queue
+ * @pages: the ring's pages, pinned for the queue's life
+ * @nr_pages: how many
+ * @vaddr: the kernel's mapping of @pages
+ * @ring: the ring in that mapping
+ * @tail: its trailer, after the last slot
+ * @mask: ring_size - 1, a power of two less one
+ * @ktail: slots written; &kevent_ring_tail.ktail is its low 32 bits
+ * @khead: slots consumed, as last read from &kevent_ring_tail.uhead;
+ *	64 bits, so that a slot's position never wraps and a kevent that
+ *	waited any time to be reaped is never taken for unconsumed
+ * @flags: the last value written to &kevent_ring_tail.flags
+ * @posted: the kevents that hold a slot, in the order of their slots
+ * @deferred: POSTED kevents notified again (AGAIN): each waits for its
+ *	slot to be consumed to be reported again
+ *
+ * All but the first four under &kevent_queue.ready_lock.
+ */
+struct kevent_direct {
+	struct page **pages;
+	unsigned long nr_pages;
+	void *vaddr;
+	struct kevent_ring *ring;
+	struct kevent_ring_tail *tail;
+	u32 mask;
+	u64 ktail;
+	u64 khead;
+	u32 flags;
+	struct list_head posted;
+	unsigned int deferred;
+};
 
 /*
  * States of a kevent, in &kevent.state, under &kevent_queue.ready_lock.
@@ -30,6 +64,7 @@ enum {
 	KEVENT_STATE_DEAD	= 0x80,	/* the object went away: not found */
 	KEVENT_STATE_INDEXED	= 0x100,	/* in the queue's index */
 	KEVENT_STATE_CHECKING	= 0x200,	/* READY, its source being asked */
+	KEVENT_STATE_POSTED	= 0x400,	/* in a slot of the direct ring */
 };
 
 /*
@@ -70,6 +105,8 @@ struct kevent_batch {
  * @user: the user whose registration limit the queue's kevents count in
  * @mm: the address space of @ring; NULL without a ring
  * @ring: the ring, in @mm, or NULL
+ * @direct: the kernel's view of @ring with KEVENT_INIT_DIRECT, or NULL;
+ *	the ring state below is then under @ready_lock, not @mutex
  * @ring_size: slots in @ring
  * @kidx: next slot the kernel writes
  * @uidx: first slot not committed
@@ -100,6 +137,7 @@ struct kevent_queue {
 	struct user_struct *user;
 	struct mm_struct *mm;
 	struct kevent_ring __user *ring;
+	struct kevent_direct *direct;
 	unsigned int ring_size;
 	unsigned int kidx;
 	unsigned int uidx;
@@ -183,6 +221,7 @@ unsigned int kevent_count_ready(struct kevent_queue *q, unsigned int want,
 				bool nested);
 void kevent_remove(struct kevent_queue *q, struct kevent *k);
 void kevent_remove_all(struct kevent_queue *q);
+void kevent_direct_reap(struct kevent_queue *q);
 
 /* ctl.c */
 long kevent_ctl(struct kevent_queue *q, unsigned int cmd, unsigned int num,
@@ -203,5 +242,19 @@ unsigned int kevent_ring_put(struct kevent_queue *q, const struct ukevent *out,
 			     unsigned int n);
 long kevent_commit(struct kevent_queue *q, unsigned int new_uidx,
 		   unsigned int over);
+
+/* direct.c: the ring that notifications fill */
+int kevent_direct_create(struct kevent_queue *q);
+void kevent_direct_destroy(struct kevent_queue *q);
+void kevent_direct_refresh_locked(struct kevent_queue *q);
+bool kevent_direct_room_locked(struct kevent_queue *q);
+bool kevent_direct_consumed_locked(struct kevent_queue *q, struct kevent *k);
+struct ukevent *kevent_direct_slot_locked(struct kevent_queue *q);
+void kevent_direct_publish_locked(struct kevent_queue *q, struct kevent *k);
+void kevent_direct_forget_locked(struct kevent_queue *q, struct kevent *k);
+void kevent_direct_undefer_locked(struct kevent_queue *q, struct kevent *k);
+void kevent_direct_defer_locked(struct kevent_queue *q, struct kevent *k);
+void kevent_direct_flags_locked(struct kevent_queue *q);
+void kevent_direct_consume_locked(struct kevent_queue *q, unsigned int n);
 
 #endif /* _KERNEL_KEVENT_KEVENT_H */

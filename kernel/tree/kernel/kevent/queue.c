@@ -22,7 +22,8 @@
 #define KEVENT_RING_SIZE_MAX \
 	((INT_MAX - sizeof(struct kevent_ring)) / sizeof(struct ukevent))
 
-#define KEVENT_INIT_FLAGS	(KEVENT_INIT_CLOEXEC | KEVENT_INIT_NONBLOCK)
+#define KEVENT_INIT_FLAGS	(KEVENT_INIT_CLOEXEC | KEVENT_INIT_NONBLOCK | \
+				 KEVENT_INIT_DIRECT)
 
 static const struct file_operations kevent_fops;
 
@@ -80,6 +81,7 @@ static struct kevent_queue *kevent_queue_alloc(void)
 
 static void kevent_queue_free(struct kevent_queue *q)
 {
+	kevent_direct_destroy(q);
 	if (q->mm)
 		mmdrop(q->mm);
 	free_uid(q->user);
@@ -94,6 +96,7 @@ static int kevent_release(struct inode *inode, struct file *file)
 	kevent_remove_all(q);
 	mutex_unlock(&q->mutex);
 	irq_work_sync(&q->poll_work);
+	/* No kevent is attached: nothing writes a direct ring any more. */
 	kevent_queue_free(q);
 	return 0;
 }
@@ -111,20 +114,32 @@ static __poll_t kevent_poll(struct file *file, poll_table *wait)
 {
 	struct kevent_queue *q = file->private_data;
 	unsigned int ready;
+	bool ring = false;
 
 	poll_wait(file, &q->poll_wq, wait);
 	/*
 	 * kevent_wake() looks for pollers under the ready lock: either it
-	 * sees this poller on poll_wq or this poller sees ready_num.
+	 * sees this poller on poll_wq or this poller sees ready_num, and
+	 * the slots of a direct ring.
 	 */
 	spin_lock_irq(&q->ready_lock);
 	ready = q->ready_num;
+	if (q->direct) {
+		/* Slots not consumed, or kevents waiting for theirs. */
+		kevent_direct_refresh_locked(q);
+		ring = q->direct->ktail != q->direct->khead ||
+		       q->direct->deferred;
+	}
 	spin_unlock_irq(&q->ready_lock);
-	if (!ready)
+	if (!ready && !ring)
 		return 0;
 	if (!mutex_trylock(&q->mutex))
 		return EPOLLIN | EPOLLRDNORM;
-	ready = kevent_count_ready(q, 1, true);
+	if (q->direct) {
+		kevent_direct_reap(q);
+		ring = q->direct->ktail != q->direct->khead;
+	}
+	ready = ring || kevent_count_ready(q, 1, true);
 	mutex_unlock(&q->mutex);
 	return ready ? EPOLLIN | EPOLLRDNORM : 0;
 }
@@ -147,6 +162,8 @@ static void kevent_show_fdinfo(struct seq_file *m, struct file *file)
 		seq_printf(m, "ring_size:\t%u\nkidx:\t%u\nuidx:\t%u\nused:\t%u\nover:\t%u\n",
 			   q->ring_size, READ_ONCE(q->kidx), READ_ONCE(q->uidx),
 			   READ_ONCE(q->used), READ_ONCE(q->over));
+	if (q->direct)
+		seq_puts(m, "direct:\t1\n");
 	for (node = rb_first(&q->index); node; node = rb_next(node)) {
 		struct kevent *k = rb_entry(node, struct kevent, index_node);
 		unsigned int state = READ_ONCE(k->state);
@@ -199,7 +216,7 @@ static struct miscdevice kevent_miscdev = {
  * kevent_queue_create - a new queue and its file descriptor
  * @ring: the ring in the caller's memory, or NULL
  * @ring_size: its number of slots, 0 without a ring
- * @flags: KEVENT_INIT_CLOEXEC and KEVENT_INIT_NONBLOCK
+ * @flags: KEVENT_INIT_CLOEXEC, KEVENT_INIT_NONBLOCK, KEVENT_INIT_DIRECT
  *
  * Return: the descriptor, or -EINVAL, -EFAULT, -ENOMEM, -EMFILE or
  * -ENFILE as kevent_init(2) says.
@@ -212,9 +229,10 @@ int kevent_queue_create(struct kevent_ring __user *ring,
 
 	if (flags & ~KEVENT_INIT_FLAGS)
 		return -EINVAL;
-	if (!ring != !ring_size || ring_size > KEVENT_RING_SIZE_MAX)
+	if (!ring != !ring_size || ring_size > KEVENT_RING_SIZE_MAX ||
+	    (flags & KEVENT_INIT_DIRECT && !ring))
 		return -EINVAL;
-	if (ring) {
+	if (ring && !(flags & KEVENT_INIT_DIRECT)) {
 		if (!access_ok(ring, struct_size(ring, event, ring_size)))
 			return -EFAULT;
 		if (put_user(0, &ring->ring_kidx) ||
@@ -231,6 +249,13 @@ int kevent_queue_create(struct kevent_ring __user *ring,
 	}
 	q->ring = ring;
 	q->ring_size = ring_size;
+	if (flags & KEVENT_INIT_DIRECT) {
+		fd = kevent_direct_create(q);
+		if (fd) {
+			kevent_queue_free(q);
+			return fd;
+		}
+	}
 
 	fd = anon_inode_getfd("[kevent]", &kevent_fops, q,
 			      O_RDWR |

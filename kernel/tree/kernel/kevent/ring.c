@@ -72,16 +72,14 @@ fault:
 }
 
 /*
- * Free the slots up to @new_uidx, which lies in wrap @over of the
- * committed index.  Return the number freed, 0 if another thread has
- * committed past @new_uidx already, or a negative errno.
+ * How many slots a commit up to @new_uidx, in wrap @over of the
+ * committed index, frees: 0 if another thread has committed past
+ * @new_uidx already, or a negative errno.
  */
-static long kevent_ring_commit(struct kevent_queue *q, unsigned int new_uidx,
-			       unsigned int over)
+static long kevent_ring_freed(const struct kevent_queue *q,
+			      unsigned int new_uidx, unsigned int over)
 {
 	unsigned int freed;
-
-	lockdep_assert_held(&q->mutex);
 
 	if (!q->ring || new_uidx >= q->ring_size)
 		return -EINVAL;
@@ -97,7 +95,20 @@ static long kevent_ring_commit(struct kevent_queue *q, unsigned int new_uidx,
 	}
 	if (freed > q->used)
 		return -EINVAL;
+	return freed;
+}
 
+/* Free the slots up to @new_uidx; return how many, or a negative errno. */
+static long kevent_ring_commit(struct kevent_queue *q, unsigned int new_uidx,
+			       unsigned int over)
+{
+	long freed;
+
+	lockdep_assert_held(&q->mutex);
+
+	freed = kevent_ring_freed(q, new_uidx, over);
+	if (freed <= 0)
+		return freed;
 	if (q->uidx + freed >= q->ring_size) {
 		if (put_user(q->over + 1, &q->ring->ring_over))
 			return -EFAULT;
@@ -105,6 +116,24 @@ static long kevent_ring_commit(struct kevent_queue *q, unsigned int new_uidx,
 	}
 	WRITE_ONCE(q->uidx, new_uidx);
 	WRITE_ONCE(q->used, q->used - freed);
+	return freed;
+}
+
+/*
+ * The same on a direct ring, whose state the ready lock protects: the
+ * kernel learns first how far the consumer went by itself.
+ */
+static long kevent_ring_commit_direct(struct kevent_queue *q,
+				      unsigned int new_uidx, unsigned int over)
+{
+	long freed;
+
+	spin_lock_irq(&q->ready_lock);
+	kevent_direct_refresh_locked(q);
+	freed = kevent_ring_freed(q, new_uidx, over);
+	if (freed > 0)
+		kevent_direct_consume_locked(q, freed);
+	spin_unlock_irq(&q->ready_lock);
 	return freed;
 }
 
@@ -127,7 +156,10 @@ long kevent_commit(struct kevent_queue *q, unsigned int new_uidx,
 		return -EPERM;
 	if (mutex_lock_killable(&q->mutex))
 		return -EINTR;
-	ret = kevent_ring_commit(q, new_uidx, over);
+	if (q->direct)
+		ret = kevent_ring_commit_direct(q, new_uidx, over);
+	else
+		ret = kevent_ring_commit(q, new_uidx, over);
 	mutex_unlock(&q->mutex);
 
 	/*

@@ -46,6 +46,8 @@ struct kevent_deadline {
  * @q: the queue
  * @min_ready: how many ready events end the wait
  * @ring: the wait also needs room in the ring, or a commit
+ * @direct: the ring is direct: the wait ends when the kernel has written
+ *	past @old_uidx, the consumer's count of consumed slots
  * @old_uidx: the committed index the thread knows of, if @ring
  * @kick_seq: &kevent_queue.kick_seq when the wait began
  */
@@ -54,6 +56,7 @@ struct kevent_waiter {
 	struct kevent_queue *q;
 	unsigned int min_ready;
 	bool ring;
+	bool direct;
 	unsigned int old_uidx;
 	unsigned int kick_seq;
 };
@@ -151,6 +154,12 @@ static bool kevent_waiter_done(const struct kevent_waiter *w)
 
 	if (kevent_kicked(w))
 		return true;
+	if (w->direct) {
+		if ((u32)READ_ONCE(q->direct->ktail) != w->old_uidx)
+			return true;
+		return w->min_ready && READ_ONCE(q->ready_num) &&
+		       READ_ONCE(q->used) < q->ring_size;
+	}
 	if (w->ring) {
 		if (READ_ONCE(q->uidx) != w->old_uidx)
 			return true;
@@ -285,6 +294,41 @@ static int kevent_harvest_wait(struct kevent_queue *q, struct kevent_sink *sink,
 	}
 }
 
+/*
+ * kevent_wait() on a direct ring: give back the slots consumed, write
+ * what waits on the ready list into the ring, up to what the call asks
+ * for, and return once the kernel has written past the slots the caller
+ * consumed, or sleep until then.  Return 0, or a negative errno that
+ * ends the call if @sink took nothing.
+ */
+static int kevent_direct_wait(struct kevent_queue *q, struct kevent_sink *sink,
+			      struct kevent_waiter *w,
+			      struct kevent_deadline *d)
+{
+	int ret;
+
+	for (;;) {
+		if (mutex_lock_killable(&q->mutex))
+			return -EINTR;
+		kevent_direct_reap(q);
+		if (sink->want && READ_ONCE(q->ready_num)) {
+			sink->max = sink->done +
+				    min(sink->want - sink->done,
+					q->ring_size - READ_ONCE(q->used));
+			kevent_harvest(q, sink);
+		}
+		mutex_unlock(&q->mutex);
+		if (sink->fault)
+			return -EFAULT;
+		if (sink->done || kevent_waiter_done(w) ||
+		    kevent_deadline_passed(d))
+			return 0;
+		ret = kevent_sleep(w, d);
+		if (ret)
+			return ret;
+	}
+}
+
 static long kevent_get_events_restart(struct restart_block *rb);
 static long kevent_wait_restart(struct restart_block *rb);
 
@@ -329,7 +373,7 @@ long kevent_get_events(int fd, unsigned int min_nr, unsigned int max_nr,
 	if (IS_ERR(q))
 		return PTR_ERR(q);
 	ret = -EINVAL;
-	if (!max_nr || min_nr > max_nr)
+	if (!max_nr || min_nr > max_nr || q->direct)
 		goto out;
 	ret = -EFAULT;
 	if (!access_ok(buf, array_size(max_nr, sizeof(*buf))))
@@ -368,7 +412,8 @@ static long kevent_get_events_restart(struct restart_block *rb)
  * kevent_wait - harvest events into the ring, or wait for a change
  * @fd: the queue's descriptor
  * @num: the most events to write, 0 to wait only
- * @old_uidx: the committed index the caller knows of
+ * @old_uidx: the committed index the caller knows of, or on a direct
+ *	ring the low 32 bits of its count of consumed slots
  * @timeout: the relative timeout, absolute with KEVENT_FLAGS_ABSTIME, or
  *	NULL to wait without one
  * @flags: 0 or KEVENT_FLAGS_ABSTIME
@@ -406,7 +451,11 @@ long kevent_wait(int fd, unsigned int num, unsigned int old_uidx,
 	w.old_uidx = old_uidx;
 	w.min_ready = 1;
 	kevent_sink_init(&sink);
-	if (num) {
+	if (q->direct) {
+		w.direct = true;
+		w.min_ready = !!num;
+		ret = kevent_direct_wait(q, &sink, &w, &d);
+	} else if (num) {
 		/* Up to num events, as soon as there is one. */
 		ret = kevent_harvest_wait(q, &sink, 1, &w, &d);
 	} else {
