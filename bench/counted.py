@@ -42,6 +42,7 @@ HARVEST = [
     ('uring-nodt', 'io_uring multishot poll, default task work'),
     ('getev', 'kevent_get_events, KEVENT_REQ_ET'),
     ('ring', 'kevent ring (kevent_wait + kevent_commit), ET'),
+    ('direct', 'kevent direct ring (KEVENT_INIT_DIRECT), ET'),
     ('epoll-lt', 'epoll, level-triggered'),
     ('getev-lt', 'kevent_get_events, level-triggered'),
     ('ring-lt', 'kevent ring, level-triggered'),
@@ -63,7 +64,8 @@ OWN_OBJS = {
     'epoll': ['fs/eventpoll.o'],
     'io_uring': ['io_uring/*.o'],
 }
-MECH_OWNER = {'ring': 'kevent', 'getev': 'kevent', 'kevent': 'kevent',
+MECH_OWNER = {'ring': 'kevent', 'getev': 'kevent', 'direct': 'kevent',
+              'kevent': 'kevent',
               'epoll': 'epoll', 'uring': 'io_uring'}
 
 
@@ -332,7 +334,7 @@ def profile_lines(phases, top=12):
             continue
         first = first or (i['kind'], i['n'])
         if (i['kind'], i['n']) == first and i['mech'] in (
-                'getev', 'ring', 'epoll-et', 'uring'):
+                'getev', 'ring', 'direct', 'epoll-et', 'uring'):
             cells.setdefault((int(i['ready']), i['mech']), []).append(p)
     most = max((k[0] for k in cells), default=0)
     for key in sorted(k for k in cells if k[0] == most):

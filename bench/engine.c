@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The harvest engine: one interface over the six ways of learning which
+ * The harvest engine: one interface over the seven ways of learning which
  * descriptors are ready, so that every workload runs the same code for
  * every mechanism.  Registrations are numbered by an index that comes
  * back with each event (ukevent.ptr, epoll_event.data, io_uring
@@ -25,6 +25,7 @@ const char *const mech_name[M_NR] = {
 	[M_RING_LT] = "ring-lt",
 	[M_GETEV_LT] = "getev-lt",
 	[M_URING_NODT] = "uring-nodt",
+	[M_DIRECT] = "direct",
 	[M_NULL] = "null",
 };
 
@@ -45,7 +46,8 @@ static enum mech base_of(enum mech m)
  */
 int engine_is_kevent(enum mech m)
 {
-	return base_of(m) == M_RING || base_of(m) == M_GETEV;
+	return base_of(m) == M_RING || base_of(m) == M_GETEV ||
+	       base_of(m) == M_DIRECT;
 }
 
 /* user_data of an io_uring POLL_REMOVE: not an index. */
@@ -60,6 +62,8 @@ struct engine {
 	int fd;			/* kevent queue or epoll instance */
 	struct kevent_ring *ring;
 	unsigned int ring_size, uidx, over;
+	struct kevent_ring_tail *tail;	/* M_DIRECT */
+	__u32 head;			/* M_DIRECT: slots consumed */
 	struct ukevent *uk;	/* SETUP_BATCH or maxbatch entries */
 	struct epoll_event *ev;
 	struct io_uring uring;
@@ -92,6 +96,17 @@ struct engine *engine_new(enum mech m, int nfds, int maxbatch)
 		break;
 	case M_GETEV:
 		e->fd = kevent_init(NULL, 0, KEVENT_INIT_CLOEXEC);
+		break;
+	case M_DIRECT:
+		/* A slot for each registration: the ring never fills. */
+		for (e->ring_size = 1; e->ring_size < (unsigned int)nfds;)
+			e->ring_size *= 2;
+		if (posix_memalign((void **)&e->ring, 64,
+				   KEVENT_DIRECT_RING_BYTES(e->ring_size)))
+			die("posix_memalign: out of memory");
+		e->fd = kevent_init(e->ring, e->ring_size,
+				    KEVENT_INIT_CLOEXEC | KEVENT_INIT_DIRECT);
+		e->tail = kevent_ring_tail(e->ring, e->ring_size);
 		break;
 	case M_EPOLL_LT:
 	case M_EPOLL_ET:
@@ -237,6 +252,7 @@ void engine_add(struct engine *e, const int *fds, int from, int to,
 	switch (e->base) {
 	case M_RING:
 	case M_GETEV:
+	case M_DIRECT:
 		kevent_batch(e, KEVENT_CTL_ADD, fds, from, to, kind);
 		break;
 	case M_EPOLL_LT:
@@ -282,6 +298,7 @@ void engine_del(struct engine *e, const int *fds, int from, int to,
 	switch (e->base) {
 	case M_RING:
 	case M_GETEV:
+	case M_DIRECT:
 		kevent_batch(e, KEVENT_CTL_REMOVE, fds, from, to, kind);
 		break;
 	case M_EPOLL_LT:
@@ -354,6 +371,7 @@ int engine_harvest(struct engine *e, int *idx, int max, int timeout_ms)
 	};
 	struct io_uring_cqe *cqe;
 	unsigned int head, slot, over;
+	__u32 tail;
 	int i, n, ret;
 
 	if (max > e->maxbatch)
@@ -382,6 +400,32 @@ int engine_harvest(struct engine *e, int *idx, int max, int timeout_ms)
 			e->uidx = slot;
 			e->over = over;
 		}
+		return n;
+	case M_DIRECT:
+		/*
+		 * Events in the ring are taken with no system call; the
+		 * kernel is entered only when the ring is empty, to sleep,
+		 * or when it has events that only kevent_wait() writes.
+		 */
+		if (__atomic_load_n(&e->tail->ktail, __ATOMIC_ACQUIRE) ==
+		    e->head ||
+		    (__atomic_load_n(&e->tail->flags, __ATOMIC_RELAXED) &
+		     KEVENT_RING_F_PENDING)) {
+			while (kevent_wait(e->fd, e->ring_size, e->head, &kts,
+					   0) < 0) {
+				if (errno != EINTR)
+					fail("kevent_wait: %s",
+					     strerror(errno));
+				e->eintr++;
+			}
+		}
+		tail = __atomic_load_n(&e->tail->ktail, __ATOMIC_ACQUIRE);
+		for (n = 0; e->head != tail && n < max; n++, e->head++) {
+			slot = e->head & (e->ring_size - 1);
+			check_ukevent(e, &e->ring->event[slot]);
+			idx[n] = (int)e->ring->event[slot].ptr;
+		}
+		__atomic_store_n(&e->tail->uhead, e->head, __ATOMIC_RELEASE);
 		return n;
 	case M_GETEV:
 		while ((n = kevent_get_events(e->fd, timeout_ms ? 1 : 0, max,

@@ -109,7 +109,7 @@ if want counted; then
 	for set in $CSETS; do
 		for k in $CREADY; do
 			run kbench -r "$R" harvest -k "${set%:*}" -n "${set#*:}" \
-				-a "$k" -R "$CROUNDS" -m null,ring,ring-lt,getev,getev-lt,epoll-et,epoll-lt,uring,uring-nodt
+				-a "$k" -R "$CROUNDS" -m null,ring,ring-lt,getev,getev-lt,direct,epoll-et,epoll-lt,uring,uring-nodt
 		done
 	done
 	# 64 of 64 pipes ready a round, beside idle eventfds.

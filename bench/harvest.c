@@ -289,7 +289,7 @@ int wl_harvest(int argc, char **argv)
 	struct fds sets[2], *f;
 	char what[64];
 
-	usage_mechs(use, "ring,getev,epoll-lt,epoll-et,uring,poll");
+	usage_mechs(use, "ring,getev,direct,epoll-lt,epoll-et,uring,poll");
 	while ((ch = getopt(argc, argv, "n:a:k:m:b:R:")) != -1) {
 		switch (ch) {
 		case 'R': count = strtoul(optarg, NULL, 0); break;

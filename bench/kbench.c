@@ -211,8 +211,8 @@ static void smoke_http(void)
  */
 static int smoke(void)
 {
-	/* harvest 6 x 2, scale 5 x 2, churn 6, wake 6, timer 4 x 2, http 3 */
-	printf("1..%d\n", 12 + 10 + 6 + 6 + 8 + 3);
+	/* harvest 7 x 2, scale 5 x 2, churn 6, wake 6, timer 4 x 2, http 3 */
+	printf("1..%d\n", 14 + 10 + 6 + 6 + 8 + 3);
 	fflush(stdout);
 	opt.smoke = 1;
 	opt.reps = 1;

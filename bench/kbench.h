@@ -36,6 +36,7 @@ enum mech {
 	M_RING_LT,	/* as M_RING, level-triggered */
 	M_GETEV_LT,	/* as M_GETEV, level-triggered */
 	M_URING_NODT,	/* as M_URING, without DEFER_TASKRUN */
+	M_DIRECT,	/* the ring KEVENT_INIT_DIRECT fills, KEVENT_REQ_ET */
 	M_NULL,		/* none: the counted bench's writes and reads alone */
 	M_NR
 };

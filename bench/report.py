@@ -26,10 +26,11 @@ import tempfile
 BEGIN = '<!-- kbench:begin -->'
 END = '<!-- kbench:end -->'
 
-MECHS = ['ring', 'getev', 'epoll-lt', 'epoll-et', 'uring', 'poll']
+MECHS = ['ring', 'getev', 'direct', 'epoll-lt', 'epoll-et', 'uring', 'poll']
 MECH_TITLE = {
     'ring': 'kevent ring (kevent_wait + kevent_commit)',
     'getev': 'kevent_get_events',
+    'direct': 'kevent direct ring (KEVENT_INIT_DIRECT)',
     'epoll-lt': 'epoll, level-triggered',
     'epoll-et': 'epoll, EPOLLET',
     'uring': 'io_uring multishot poll',
