@@ -186,7 +186,23 @@ void kevent_direct_refresh_locked(struct kevent_queue *q)
 		WRITE_ONCE(d->ring->ring_over, q->over);
 	}
 	WRITE_ONCE(q->uidx, uidx & d->mask);
-	WRITE_ONCE(q->used, d->ktail - d->khead);
+}
+
+/**
+ * kevent_direct_used - slots written and not known consumed
+ * @q: a direct queue
+ *
+ * What &kevent_queue.used and &kevent_queue.kidx hold for another ring
+ * is derived from the free-running counts here: the notification that
+ * writes a slot updates nothing else.
+ *
+ * Return: their number, up to the ring's size.
+ */
+unsigned int kevent_direct_used(const struct kevent_queue *q)
+{
+	const struct kevent_direct *d = q->direct;
+
+	return READ_ONCE(d->ktail) - READ_ONCE(d->khead);
 }
 
 /**
@@ -259,8 +275,6 @@ void kevent_direct_publish_locked(struct kevent_queue *q, struct kevent *k)
 	/* Pairs with the consumer's acquire: the slot before the tail. */
 	smp_store_release(&d->tail->ktail, (u32)d->ktail);
 	WRITE_ONCE(d->ring->ring_kidx, d->ktail & d->mask);
-	WRITE_ONCE(q->kidx, d->ktail & d->mask);
-	WRITE_ONCE(q->used, d->ktail - d->khead);
 }
 
 /**

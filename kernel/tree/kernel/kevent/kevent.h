@@ -106,7 +106,9 @@ struct kevent_batch {
  * @mm: the address space of @ring; NULL without a ring
  * @ring: the ring, in @mm, or NULL
  * @direct: the kernel's view of @ring with KEVENT_INIT_DIRECT, or NULL;
- *	the ring state below is then under @ready_lock, not @mutex
+ *	the ring state below is then under @ready_lock, not @mutex, and
+ *	@kidx and @used are derived from it instead, see
+ *	kevent_direct_used()
  * @ring_size: slots in @ring
  * @kidx: next slot the kernel writes
  * @uidx: first slot not committed
@@ -247,6 +249,7 @@ long kevent_commit(struct kevent_queue *q, unsigned int new_uidx,
 int kevent_direct_create(struct kevent_queue *q);
 void kevent_direct_destroy(struct kevent_queue *q);
 void kevent_direct_refresh_locked(struct kevent_queue *q);
+unsigned int kevent_direct_used(const struct kevent_queue *q);
 bool kevent_direct_room_locked(struct kevent_queue *q);
 bool kevent_direct_consumed_locked(struct kevent_queue *q, struct kevent *k);
 struct ukevent *kevent_direct_slot_locked(struct kevent_queue *q);

@@ -160,8 +160,13 @@ static void kevent_show_fdinfo(struct seq_file *m, struct file *file)
 		   READ_ONCE(q->ready_num));
 	if (q->ring)
 		seq_printf(m, "ring_size:\t%u\nkidx:\t%u\nuidx:\t%u\nused:\t%u\nover:\t%u\n",
-			   q->ring_size, READ_ONCE(q->kidx), READ_ONCE(q->uidx),
-			   READ_ONCE(q->used), READ_ONCE(q->over));
+			   q->ring_size,
+			   q->direct ? (u32)READ_ONCE(q->direct->ktail) &
+					       q->direct->mask :
+				       READ_ONCE(q->kidx),
+			   READ_ONCE(q->uidx),
+			   q->direct ? kevent_direct_used(q) : READ_ONCE(q->used),
+			   READ_ONCE(q->over));
 	if (q->direct)
 		seq_puts(m, "direct:\t1\n");
 	for (node = rb_first(&q->index); node; node = rb_next(node)) {

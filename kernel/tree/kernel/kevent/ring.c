@@ -79,7 +79,7 @@ fault:
 static long kevent_ring_freed(const struct kevent_queue *q,
 			      unsigned int new_uidx, unsigned int over)
 {
-	unsigned int freed;
+	unsigned int freed, used;
 
 	if (!q->ring || new_uidx >= q->ring_size)
 		return -EINVAL;
@@ -93,7 +93,8 @@ static long kevent_ring_freed(const struct kevent_queue *q,
 	} else {
 		return -EOVERFLOW;
 	}
-	if (freed > q->used)
+	used = q->direct ? kevent_direct_used(q) : q->used;
+	if (freed > used)
 		return -EINVAL;
 	return freed;
 }

@@ -158,7 +158,7 @@ static bool kevent_waiter_done(const struct kevent_waiter *w)
 		if ((u32)READ_ONCE(q->direct->ktail) != w->old_uidx)
 			return true;
 		return w->min_ready && READ_ONCE(q->ready_num) &&
-		       READ_ONCE(q->used) < q->ring_size;
+		       kevent_direct_used(q) < q->ring_size;
 	}
 	if (w->ring) {
 		if (READ_ONCE(q->uidx) != w->old_uidx)
@@ -314,7 +314,7 @@ static int kevent_direct_wait(struct kevent_queue *q, struct kevent_sink *sink,
 		if (sink->want && READ_ONCE(q->ready_num)) {
 			sink->max = sink->done +
 				    min(sink->want - sink->done,
-					q->ring_size - READ_ONCE(q->used));
+					q->ring_size - kevent_direct_used(q));
 			kevent_harvest(q, sink);
 		}
 		mutex_unlock(&q->mutex);
