@@ -754,7 +754,7 @@ static int reported(int q, __u64 ptr)
 	return 0;
 }
 
-/* splice, vmsplice and tee move data too; so does F_SETPIPE_SZ. */
+/* splice, vmsplice and tee move data too; F_SETPIPE_SZ notifies. */
 static void test_splice(void)
 {
 	int q = anchored_queue(), a[2], b[2];
@@ -796,6 +796,16 @@ static void test_splice(void)
 	ok(fcntl(a[1], F_SETPIPE_SZ, 32 * 4096) >= 32 * 4096,
 	   "F_SETPIPE_SZ grows the full pipe");
 	ok(reported(q, 92), "F_SETPIPE_SZ: SEND reported on the grown pipe");
+
+	/* A resize notifies both ways: the data are reported again, ET. */
+	setup_add(q, pipe_uk(a[0], RECV,
+			     KEVENT_REQ_ET | KEVENT_REQ_ALWAYS_QUEUE, 93));
+	ok(reported(q, 93), "RECV queued at ADD on the pipe with data");
+	is_int(harvest(q, &uk, 1), 0, "RECV: once, edge-triggered");
+	ok(fcntl(a[1], F_SETPIPE_SZ, 16 * 4096) >= 16 * 4096,
+	   "F_SETPIPE_SZ shrinks the pipe around its data");
+	ok(reported(q, 93),
+	   "F_SETPIPE_SZ: RECV reported again on the resized pipe");
 	close(a[0]);
 	close(a[1]);
 	close(b[0]);
@@ -943,7 +953,7 @@ int main(void)
 {
 	int fifo;
 
-	plan(216);
+	plan(220);
 	kevent_require();
 	tap_watchdog(60);
 	test_errors();

@@ -35,9 +35,8 @@
  *   (KEVENT_POSIX_TIMER), the socket layer's locks and the peer_wait
  *   lock of an AF_UNIX socket (KEVENT_SOCKET), and a file's wait queue
  *   lock (KEVENT_POLL's wakeup reports kevents under it).
- * - pipe->rd_wait.lock nests inside 3) (KEVENT_PIPE reads the ring's
- *   indexes there), a file's wait queue lock inside 3) where KEVENT_POLL
- *   unhooks under the storage lock.
+ * - A file's wait queue lock nests inside 3) where KEVENT_POLL unhooks
+ *   under the storage lock.
  * - Each kind of object has a lockdep class of its own for 3), see
  *   kevent_storage_alloc().
  *

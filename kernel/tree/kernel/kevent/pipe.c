@@ -41,26 +41,25 @@ struct kevent_pipe {
 	unsigned int w_counter;
 };
 
-/* Is @k ready?  Under the storage lock. */
+/*
+ * Is @k ready?  Under the storage lock, which keeps the pipe alive.
+ *
+ * The ring's indexes are read without the pipe's locks, as pipe_poll()
+ * reads them: each change of the pipe notifies after it, and that
+ * notification, serialized with this one by the storage lock, reads
+ * the indexes again.  F_SETPIPE_SZ renumbers both indexes at once, so a
+ * read that overlaps it may pair an old one with a new one; it notifies
+ * RECV and SEND afterwards, which decides every kevent of the pipe
+ * anew.
+ */
 static int kevent_pipe_state(struct kevent *k)
 {
 	const struct kevent_pipe *p = kevent_priv(k);
 	struct pipe_inode_info *pipe = p->pipe;
 	u32 event = READ_ONCE(k->uk.event);
-	unsigned int head, tail, max_usage;
-	unsigned long flags;
+	unsigned int head = READ_ONCE(pipe->head);
+	unsigned int tail = READ_ONCE(pipe->tail);
 	int ret = 0;
-
-	/*
-	 * The ring's indexes move under rd_wait.lock, both at once when
-	 * F_SETPIPE_SZ renumbers them: read them together.  The counts
-	 * change under pipe->mutex, which cannot be taken here.
-	 */
-	spin_lock_irqsave(&pipe->rd_wait.lock, flags);
-	head = pipe->head;
-	tail = pipe->tail;
-	max_usage = pipe->max_usage;
-	spin_unlock_irqrestore(&pipe->rd_wait.lock, flags);
 
 	if (event & KEVENT_SOCKET_RECV) {
 		if (!pipe_empty(head, tail))
@@ -72,7 +71,7 @@ static int kevent_pipe_state(struct kevent *k)
 	if (event & KEVENT_SOCKET_SEND) {
 		if (!READ_ONCE(pipe->readers))
 			return -EPIPE;
-		if (!pipe_full(head, tail, max_usage))
+		if (!pipe_full(head, tail, READ_ONCE(pipe->max_usage)))
 			ret = 1;
 	}
 	return ret;
@@ -170,15 +169,10 @@ out:
  */
 void kevent_pipe_notify(struct pipe_inode_info *pipe, u32 event)
 {
-	unsigned long flags;
-
 	/* The read that empties a pipe without writers breaks RECV. */
-	if ((event & KEVENT_SOCKET_SEND) && !READ_ONCE(pipe->writers)) {
-		spin_lock_irqsave(&pipe->rd_wait.lock, flags);
-		if (pipe_empty(pipe->head, pipe->tail))
-			event |= KEVENT_SOCKET_RECV;
-		spin_unlock_irqrestore(&pipe->rd_wait.lock, flags);
-	}
+	if ((event & KEVENT_SOCKET_SEND) && !READ_ONCE(pipe->writers) &&
+	    pipe_empty(READ_ONCE(pipe->head), READ_ONCE(pipe->tail)))
+		event |= KEVENT_SOCKET_RECV;
 	kevent_storage_notify(pipe->kevent, event, NULL);
 }
 
