@@ -200,7 +200,7 @@ static void test_recv(const struct kind *k)
 {
 	const char *n = k->name;
 	struct ukevent uk, ev[4];
-	int q = anchored_queue(), a, b;
+	int q = anchored_queue(), q2, a, b, got;
 
 	make_pair(k, &a, &b);
 
@@ -262,6 +262,35 @@ static void test_recv(const struct kind *k)
 	   "%s: ET: reported again when more data come", n);
 	ok(removed(q, b, 5), "%s: ET: still registered", n);
 	drain(b);
+
+	/*
+	 * Decided when the data come, unless LAST_CHECK asks again or the
+	 * socket is a UNIX datagram one.  The other queue's registration,
+	 * attached last, is notified after these: once it is reported,
+	 * they were decided.
+	 */
+	q2 = anchored_queue();
+	setup_add(q, sock_uk(b, KEVENT_SOCKET_RECV, KEVENT_REQ_ET, 8));
+	setup_add(q, sock_uk(b, KEVENT_SOCKET_RECV,
+			     KEVENT_REQ_ET | KEVENT_REQ_LAST_CHECK, 9));
+	setup_add(q2, sock_uk(b, KEVENT_SOCKET_RECV, KEVENT_REQ_ET, 10));
+	put(a, n);
+	must(getev(q2, 2000, ev, 4) == 1, "the data reach the socket");
+	drain(b);
+	got = getev(q, 0, ev, 4);
+	if (k->family == AF_UNIX && k->type == SOCK_DGRAM)
+		is_int(got, 0, "%s: read before the report: checked when "
+		       "delivered, not reported "
+		       "[kevent_socket.7 decided-at-notification]", n);
+	else
+		ok(got == 1 && is_ready(&ev[0], 8, KEVENT_SOCKET_RECV),
+		   "%s: read before the report: decided when the data came, "
+		   "reported; with LAST_CHECK not "
+		   "[kevent_socket.7 decided-at-notification] "
+		   "[KEVENT_REQ_LAST_CHECK.2const]", n);
+	must(removed(q, b, 8) && removed(q, b, 9),
+	     "REMOVE of the registrations decided at notification");
+	close(q2);
 
 	/* MODIFY: to SEND, ready at once; back to RECV, dropped. */
 	setup_add(q, sock_uk(b, KEVENT_SOCKET_RECV, 0, 6));
@@ -911,7 +940,7 @@ int main(void)
 {
 	unsigned int i;
 
-	plan(260);
+	plan(265);
 	tap_watchdog(55);
 	signal(SIGPIPE, SIG_IGN);
 	kevent_require();

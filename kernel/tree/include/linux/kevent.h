@@ -120,6 +120,10 @@ struct kevent_callbacks {
  * @cb: the callbacks of @k's type
  * @uk: the request as userspace made it, and its return fields
  * @state: KEVENT_STATE_* bits, under the queue's ready lock
+ * @confirm: its notifications may be spurious: ask its source
+ *	(&kevent_callbacks.check) before each report.  Set for every kevent
+ *	of a source with KEVENT_CALLBACKS_RECHECK, or by the source's
+ *	&kevent_callbacks.enqueue, before it attaches @k, for one kevent
  * @ring_pos: the free-running position of @k's slot in a direct ring,
  *	while KEVENT_STATE_POSTED, under the queue's ready lock
  * @priv: @cb->priv_size bytes for the source
@@ -133,6 +137,7 @@ struct kevent {
 	const struct kevent_callbacks *cb;
 	struct ukevent uk;
 	unsigned int state;
+	bool confirm;
 	u64 ring_pos;
 	unsigned long priv[];
 };

@@ -183,6 +183,7 @@ struct kevent *kevent_alloc(struct kevent_queue *q,
 	k->uk.ret_data[1] = 0;
 	k->queue = q;
 	k->cb = cb;
+	k->confirm = cb->flags & KEVENT_CALLBACKS_RECHECK;
 	RB_CLEAR_NODE(&k->index_node);
 	INIT_LIST_HEAD(&k->ready_entry);
 	INIT_LIST_HEAD(&k->storage_entry);
@@ -264,7 +265,7 @@ static void kevent_direct_enqueue_locked(struct kevent_queue *q,
 /*
  * Should a kevent just taken be reported?  A forced or broken one always
  * is; one asking for KEVENT_REQ_LAST_CHECK, requeued level-triggered, or
- * of a source whose notifications may be spurious, only if its source
+ * whose notifications may be spurious (confirm), only if its source
  * still says it is ready.  One that is not goes back to waiting, unless
  * it was notified meanwhile.
  */
@@ -273,8 +274,7 @@ static bool kevent_needs_check(const struct kevent *k, unsigned int state)
 	if (state & (KEVENT_STATE_FORCED | KEVENT_STATE_BROKEN))
 		return false;
 	return (state & KEVENT_STATE_RECHECK) ||
-	       (k->uk.req_flags & KEVENT_REQ_LAST_CHECK) ||
-	       (k->cb->flags & KEVENT_CALLBACKS_RECHECK);
+	       (k->uk.req_flags & KEVENT_REQ_LAST_CHECK) || k->confirm;
 }
 
 /* The copy of @k that userspace is given; under the ready lock. */

@@ -17,14 +17,18 @@
  * callbacks, which read sk->sk_wq under RCU, and kevent_storage_detach()
  * can still take the lock of a storage whose socket is being released.
  *
- * The callbacks only queue the kevents that ask for the bits that may
- * have changed; readiness is decided when the kevent is reported, in
- * process context, holding a reference to the socket's file, as epoll
- * rechecks with ->poll().  It is read from the socket's state, except for
- * sending on an AF_UNIX socket, which the protocol's poll decides: a
- * datagram socket can send only while its peer's queue has room, and the
- * poll asks the peer to relay the wakeup when room comes
- * (unix_dgram_peer_wake_relay(), which tells kevent too).
+ * Readiness is decided when the socket notifies, under the storage lock,
+ * from the socket's state read without its locks, as each protocol's
+ * poll reads it: the callbacks run after the change they announce.
+ * Sending on an AF_UNIX socket is decided by the protocol's poll, which
+ * for a stream socket reads the state alone.  A datagram socket can
+ * send only while its peer's queue has room, which its poll reads
+ * under locks the notifier may hold, asking the peer to relay the
+ * wakeup when room comes (unix_dgram_peer_wake_relay(), which tells
+ * kevent too): the kevents of an AF_UNIX datagram socket are queued at
+ * every notification and decided when they are reported, in process
+ * context, holding a reference to the socket's file, as epoll rechecks
+ * with ->poll().
  */
 
 #include <linux/file.h>
@@ -124,11 +128,14 @@ static bool kevent_socket_can_send(struct socket *sock, struct sock *sk,
 }
 
 /*
- * Is @k ready?  Called in process context, with the socket held.  The
- * ready bits go to ret_data[0].  A pending error (left for the next socket call to
- * report) makes @k broken with -error; a socket shut down in both
- * directions does so with -EPIPE, unless @k asks for RECV and something
- * is left to read (TCP keeps the skb of a FIN queued until it is read).
+ * Is @k ready?  Called in process context with the socket's file held,
+ * or in any context under the storage lock, which keeps the socket from
+ * being released; never at notification for an AF_UNIX datagram socket
+ * (see above).  The ready bits go to ret_data[0].  A pending error
+ * (left for the next socket call to report) makes @k broken with -error;
+ * a socket shut down in both directions does so with -EPIPE, unless @k
+ * asks for RECV and something is left to read (TCP keeps the skb of a
+ * FIN queued until it is read).
  */
 static int kevent_socket_state(struct kevent *k, struct socket *sock)
 {
@@ -169,7 +176,7 @@ static int kevent_socket_state(struct kevent *k, struct socket *sock)
 }
 
 /**
- * __kevent_socket_notify - queue the kevents of a socket for a recheck
+ * __kevent_socket_notify - tell the kevents of a socket what may have changed
  * @st: the socket's storage
  * @event: the KEVENT_SOCKET_* bits whose readiness may have changed
  *
@@ -219,6 +226,8 @@ static int kevent_socket_enqueue(struct kevent *k)
 		goto out;
 
 	p->sock = sock;
+	k->confirm = sock->sk->sk_family == AF_UNIX &&
+		     sock->sk->sk_type == SOCK_DGRAM;
 	err = kevent_storage_attach(st, k);
 	if (err)
 		goto out;
@@ -229,6 +238,16 @@ static int kevent_socket_enqueue(struct kevent *k)
 out:
 	sockfd_put(sock);
 	return err;
+}
+
+static int kevent_socket_event(struct kevent *k, void *hint)
+{
+	struct kevent_socket *p = kevent_priv(k);
+
+	/* Decided when reported, see above. */
+	if (k->confirm)
+		return 1;
+	return kevent_socket_state(k, p->sock);
 }
 
 /* Under the storage lock: the socket is not released yet. */
@@ -256,7 +275,7 @@ const struct kevent_callbacks kevent_socket_callbacks = {
 	.validate	= kevent_socket_validate,
 	.enqueue	= kevent_socket_enqueue,
 	.dequeue	= kevent_storage_detach,
+	.event		= kevent_socket_event,
 	.check		= kevent_socket_check,
 	.priv_size	= sizeof(struct kevent_socket),
-	.flags		= KEVENT_CALLBACKS_RECHECK,
 };
