@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Workload 2: registration churn.  N empty pipes (never ready) are
- * registered and removed again, in cycles, for a given time; the rate is
- * in registrations added and removed per second (one add plus one remove
- * counts once).  kevent_ctl() one entry a call, or B entries a call;
+ * Workload 2: registration churn.  N descriptors that are never ready
+ * (the read ends of empty pipes, one end of idle AF_UNIX stream pairs,
+ * or eventfds at 0) are registered for reading and removed again, in
+ * cycles, for a given time; the rate is in registrations added and
+ * removed per second (one add plus one remove counts once).  kevent_ctl()
+ * one entry a call, or B entries a call, with the type that suits the
+ * descriptor (KEVENT_PIPE, KEVENT_SOCKET, KEVENT_POLL for an eventfd) or
+ * with KEVENT_POLL;
  * epoll_ctl() one call each; io_uring B POLL_ADD SQEs per submit, then B
  * POLL_REMOVE per submit, waiting for their completions.  Every call is
  * checked: an entry copied back by KEVENT_CTL_ADD (an error), a REMOVE
@@ -13,6 +17,8 @@
 #include <getopt.h>
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <liburing.h>
@@ -21,26 +27,42 @@
 
 #define URING_REMOVE	(~0ULL)
 
+/*
+ * A kevent variant's type: the source of the descriptor's kind, or
+ * KEVENT_POLL whatever the kind.
+ */
+#define TYPE_OF_KIND	(-1)
+
 struct variant {
 	const char *name;
 	int how;	/* 'k': kevent_ctl, 'e': epoll_ctl, 'u': io_uring */
 	int batch;
-	int type;	/* KEVENT_PIPE or KEVENT_POLL */
+	int type;	/* TYPE_OF_KIND or KEVENT_POLL */
 };
 
 static const struct variant variants[] = {
-	{ "kevent-1", 'k', 1, KEVENT_PIPE },
-	{ "kevent-64", 'k', 64, KEVENT_PIPE },
-	{ "kevent-1024", 'k', 1024, KEVENT_PIPE },
+	{ "kevent-1", 'k', 1, TYPE_OF_KIND },
+	{ "kevent-64", 'k', 64, TYPE_OF_KIND },
+	{ "kevent-1024", 'k', 1024, TYPE_OF_KIND },
 	{ "kevent-poll-64", 'k', 64, KEVENT_POLL },
 	{ "epoll", 'e', 1, 0 },
 	{ "uring-64", 'u', 64, 0 },
 };
 
+/* The descriptors churned, and the kevent source of each kind. */
+static const struct {
+	const char *name;
+	int type;
+} kinds[] = {
+	{ "pipe", KEVENT_PIPE },
+	{ "unix", KEVENT_SOCKET },
+	{ "eventfd", KEVENT_POLL },
+};
+
 #define NVARIANTS	(int)(sizeof(variants) / sizeof(variants[0]))
 
-static void kevent_cycle(int kfd, const struct variant *v, const int *fds,
-			 int n, struct ukevent *uk)
+static void kevent_cycle(int kfd, const struct variant *v, int type,
+			 const int *fds, int n, struct ukevent *uk)
 {
 	int i, k, b, ret;
 
@@ -49,11 +71,11 @@ static void kevent_cycle(int kfd, const struct variant *v, const int *fds,
 			b = n - i < v->batch ? n - i : v->batch;
 			for (k = 0; k < b; k++) {
 				memset(&uk[k], 0, sizeof(uk[k]));
-				uk[k].type = v->type;
+				uk[k].type = type;
 				uk[k].id.raw[0] = fds[i + k];
-				uk[k].event = v->type == KEVENT_PIPE ?
-					      KEVENT_SOCKET_RECV :
-					      KEVENT_POLL_POLLIN;
+				uk[k].event = type == KEVENT_POLL ?
+					      KEVENT_POLL_POLLIN :
+					      KEVENT_SOCKET_RECV;
 				uk[k].req_flags = KEVENT_REQ_ALWAYS_QUEUE;
 				uk[k].ptr = i + k;
 			}
@@ -164,7 +186,7 @@ static int parse_variant(const char *name, struct variant *v)
 		num = name + 12;
 	} else if (!strncmp(name, "kevent-", 7)) {
 		v->how = 'k';
-		v->type = KEVENT_PIPE;
+		v->type = TYPE_OF_KIND;
 		num = name + 7;
 	} else if (!strncmp(name, "uring-", 6)) {
 		v->how = 'u';
@@ -176,15 +198,38 @@ static int parse_variant(const char *name, struct variant *v)
 	return 0;
 }
 
+/* N descriptors of a kind, never ready; the others they need in @keep. */
+static void make_fds(int kind, int n, int *fds, int *keep)
+{
+	int i, p[2];
+
+	for (i = 0; i < n; i++) {
+		if (kind == 2) {
+			fds[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+			keep[i] = -1;
+			if (fds[i] < 0)
+				die("eventfd: %s", strerror(errno));
+			continue;
+		}
+		if (kind == 0 ? pipe2(p, O_CLOEXEC | O_NONBLOCK) :
+		    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
+			       SOCK_NONBLOCK, 0, p))
+			die("%s: %s", kinds[kind].name, strerror(errno));
+		/* The other ends stay open: nothing is broken. */
+		fds[i] = p[0];
+		keep[i] = p[1];
+	}
+}
+
 /*
- * kbench churn [-n N] [-v VARIANT,...] [-C CYCLES]
+ * kbench churn [-n N] [-k pipe|unix|eventfd] [-v VARIANT,...] [-C CYCLES]
  *
  * -C: the counted bench, CYCLES cycles between two markers for each
  * variant, instead of cycles for a given time.
  */
 int wl_churn(int argc, char **argv)
 {
-	int n = 1024, ch, rep, i, *rfd, p[2], nvar = 0;
+	int n = 1024, ch, rep, i, *rfd, *keep, kind = 0, type, nvar = 0;
 	char *only = NULL, *tok, *save;
 	struct variant var_list[32];
 	struct io_uring_params up;
@@ -194,12 +239,20 @@ int wl_churn(int argc, char **argv)
 	uint64_t start, ns = 0, limit, cmin;
 	int fd = -1, ret;
 
-	while ((ch = getopt(argc, argv, "n:v:C:")) != -1) {
+	while ((ch = getopt(argc, argv, "n:k:v:C:")) != -1) {
 		switch (ch) {
 		case 'n': n = atoi(optarg); break;
+		case 'k':
+			for (kind = 0; kind < 3; kind++)
+				if (!strcmp(optarg, kinds[kind].name))
+					break;
+			if (kind == 3)
+				die("churn: unknown kind %s", optarg);
+			break;
 		case 'v': only = optarg; break;
 		case 'C': count = strtoul(optarg, NULL, 0); break;
-		default: die("usage: churn [-n N] [-v VARIANT,...] [-C CYCLES]");
+		default: die("usage: churn [-n N] [-k pipe|unix|eventfd] "
+			     "[-v VARIANT,...] [-C CYCLES]");
 		}
 	}
 	if (only) {
@@ -213,12 +266,8 @@ int wl_churn(int argc, char **argv)
 	}
 	raise_nofile(2L * n + 64);
 	rfd = xcalloc(n, sizeof(int));
-	for (i = 0; i < n; i++) {
-		if (pipe2(p, O_CLOEXEC | O_NONBLOCK))
-			die("pipe: %s", strerror(errno));
-		rfd[i] = p[0];
-		/* The write ends stay open: the pipes are not broken. */
-	}
+	keep = xcalloc(n, sizeof(int));
+	make_fds(kind, n, rfd, keep);
 	uk = xcalloc(1024, sizeof(*uk));
 	limit = (uint64_t)(opt.secs * 1e9);
 	for (rep = 1; rep <= opt.reps; rep++) {
@@ -258,8 +307,10 @@ int wl_churn(int argc, char **argv)
 			do {
 				uint64_t tc = count ? 0 : now_ns();
 
+				type = var->type == TYPE_OF_KIND ?
+				       kinds[kind].type : var->type;
 				if (var->how == 'k')
-					kevent_cycle(fd, var, rfd, n, uk);
+					kevent_cycle(fd, var, type, rfd, n, uk);
 				else if (var->how == 'e')
 					epoll_cycle(fd, rfd, n);
 				else
@@ -274,18 +325,19 @@ int wl_churn(int argc, char **argv)
 				 (ns = now_ns() - start) < limit || cycles < 2);
 			if (count) {
 				MARK(MARK_END);
-				counted("wl=churn kind=pipe n=%d mech=%s rep=%d "
-					"events=%lu cycles=%lu", n, var->name,
-					rep, cycles * n, cycles);
+				counted("wl=churn kind=%s n=%d mech=%s rep=%d "
+					"events=%lu cycles=%lu",
+					kinds[kind].name, n, var->name, rep,
+					cycles * n, cycles);
 			}
 			if (var->how == 'u')
 				io_uring_queue_exit(&ring);
 			else
 				close(fd);
 			if (opt.smoke) {
-				tap_ok("churn %s: %lu registrations added and "
-				       "removed, every entry checked",
-				       var->name, cycles * n);
+				tap_ok("churn %s, %s: %lu registrations added "
+				       "and removed, every entry checked",
+				       var->name, kinds[kind].name, cycles * n);
 				continue;
 			}
 			if (count)
@@ -297,9 +349,13 @@ int wl_churn(int argc, char **argv)
 			       (double)cmin / n);
 		}
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		close(rfd[i]);
+		if (keep[i] >= 0)
+			close(keep[i]);
+	}
 	free(rfd);
+	free(keep);
 	free(uk);
 	return 0;
 }

@@ -104,8 +104,13 @@ run() {
 if want counted; then
 	stage counted
 	CSETS=${csets:-$CSETS} CSCALE=${cscale:-$CSCALE}
-	run kbench -r "$R" churn -n "$CCN" -C "$CCYCLES" \
-		-v kevent-1,kevent-8,kevent-64,kevent-poll-64,epoll,uring-1,uring-8,uring-64
+	# An eventfd's own source is KEVENT_POLL: no kevent-poll row.
+	for kind in pipe unix eventfd; do
+		v=kevent-1,kevent-8,kevent-64,kevent-1024
+		[ "$kind" = eventfd ] || v=$v,kevent-poll-64
+		run kbench -r "$R" churn -k "$kind" -n "$CCN" -C "$CCYCLES" \
+			-v "$v,epoll,uring-1,uring-8,uring-64"
+	done
 	for set in $CSETS; do
 		for k in $CREADY; do
 			run kbench -r "$R" harvest -k "${set%:*}" -n "${set#*:}" \
