@@ -50,13 +50,15 @@ static const struct variant variants[] = {
 };
 
 /* The descriptors churned, and the kevent source of each kind. */
+enum { KIND_PIPE, KIND_UNIX, KIND_EVENTFD, NKINDS };
+
 static const struct {
 	const char *name;
 	int type;
-} kinds[] = {
-	{ "pipe", KEVENT_PIPE },
-	{ "unix", KEVENT_SOCKET },
-	{ "eventfd", KEVENT_POLL },
+} kinds[NKINDS] = {
+	[KIND_PIPE]	= { "pipe", KEVENT_PIPE },
+	[KIND_UNIX]	= { "unix", KEVENT_SOCKET },
+	[KIND_EVENTFD]	= { "eventfd", KEVENT_POLL },
 };
 
 #define NVARIANTS	(int)(sizeof(variants) / sizeof(variants[0]))
@@ -204,14 +206,14 @@ static void make_fds(int kind, int n, int *fds, int *keep)
 	int i, p[2];
 
 	for (i = 0; i < n; i++) {
-		if (kind == 2) {
+		if (kind == KIND_EVENTFD) {
 			fds[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 			keep[i] = -1;
 			if (fds[i] < 0)
 				die("eventfd: %s", strerror(errno));
 			continue;
 		}
-		if (kind == 0 ? pipe2(p, O_CLOEXEC | O_NONBLOCK) :
+		if (kind == KIND_PIPE ? pipe2(p, O_CLOEXEC | O_NONBLOCK) :
 		    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
 			       SOCK_NONBLOCK, 0, p))
 			die("%s: %s", kinds[kind].name, strerror(errno));
@@ -229,7 +231,7 @@ static void make_fds(int kind, int n, int *fds, int *keep)
  */
 int wl_churn(int argc, char **argv)
 {
-	int n = 1024, ch, rep, i, *rfd, *keep, kind = 0, type, nvar = 0;
+	int n = 1024, ch, rep, i, *rfd, *keep, kind = KIND_PIPE, type, nvar = 0;
 	char *only = NULL, *tok, *save;
 	struct variant var_list[32];
 	struct io_uring_params up;
@@ -243,10 +245,10 @@ int wl_churn(int argc, char **argv)
 		switch (ch) {
 		case 'n': n = atoi(optarg); break;
 		case 'k':
-			for (kind = 0; kind < 3; kind++)
+			for (kind = 0; kind < NKINDS; kind++)
 				if (!strcmp(optarg, kinds[kind].name))
 					break;
-			if (kind == 3)
+			if (kind == NKINDS)
 				die("churn: unknown kind %s", optarg);
 			break;
 		case 'v': only = optarg; break;
@@ -297,6 +299,8 @@ int wl_churn(int argc, char **argv)
 			}
 			if (fd < 0)
 				die("churn %s: %s", var->name, strerror(errno));
+			type = var->type == TYPE_OF_KIND ? kinds[kind].type :
+							    var->type;
 			cycles = 0;
 			cmin = UINT64_MAX;
 			if (count) {
@@ -307,8 +311,6 @@ int wl_churn(int argc, char **argv)
 			do {
 				uint64_t tc = count ? 0 : now_ns();
 
-				type = var->type == TYPE_OF_KIND ?
-				       kinds[kind].type : var->type;
 				if (var->how == 'k')
 					kevent_cycle(fd, var, type, rfd, n, uk);
 				else if (var->how == 'e')

@@ -58,12 +58,11 @@ CHURN = [
     ('uring-8', 'io_uring, 8 SQEs a submit'),
     ('uring-64', 'io_uring, 64 SQEs a submit'),
 ]
-# The descriptors of the churn, in the order of the tables.
-CHURN_KINDS = ['pipe', 'unix', 'eventfd']
-CHURN_WHAT = {'pipe': 'pipes', 'unix': 'AF_UNIX stream sockets',
-              'eventfd': 'eventfds'}
-CHURN_TYPE = {'pipe': 'KEVENT_PIPE', 'unix': 'KEVENT_SOCKET',
-              'eventfd': 'KEVENT_POLL'}
+# The descriptors of the churn, in the order of the tables: kbench's
+# kind, what they are, and kevent's source for them.
+CHURN_KINDS = [('pipe', 'pipes', 'KEVENT_PIPE'),
+               ('unix', 'AF_UNIX stream sockets', 'KEVENT_SOCKET'),
+               ('eventfd', 'eventfds', 'KEVENT_POLL')]
 # Which kernel functions are a mechanism's own: those its objects
 # define (inlined ones count in their callers), and kevent's hooks.
 OWN_OBJS = {
@@ -275,12 +274,13 @@ def report(phases, own):
                          f'{waits} times (read again after '
                          f'sched_yield(); counted in them).')
             lines.append('')
+    order = [c[0] for c in CHURN_KINDS]
     for kind, n in sorted({k[:2] for k in churn},
-                          key=lambda k: (CHURN_KINDS.index(k[0]), k[1])):
-        lines.append(f'**Instructions per add + remove** ({n:,} '
-                     f'{CHURN_WHAT[kind]} registered and removed, never '
-                     f'ready; kevent_ctl with {CHURN_TYPE[kind]} unless '
-                     f'said; minimum of {reps}):')
+                          key=lambda k: (order.index(k[0]), k[1])):
+        _, what, source = CHURN_KINDS[order.index(kind)]
+        lines.append(f'**Instructions per add + remove** ({n:,} {what} '
+                     f'registered and removed, never ready; kevent_ctl '
+                     f'with {source} unless said; minimum of {reps}):')
         lines.append('')
         rows = []
         for m, title in CHURN:
