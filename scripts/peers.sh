@@ -195,7 +195,8 @@ do_initramfs_libevent() {
 			{ cat "$out/bench-pipes.log"; log "bench-pipes failed"; exit 1; }
 		strip "$g/bin/bench-pipes"
 	fi
-	install -m 755 "$peers_src/run.sh" "$peers_src/bench.sh" "$g/bin/"
+	install -m 755 "$peers_src/run.sh" "$peers_src/bench.sh" \
+		"$top/testsuite/peers/centis.sh" "$g/bin/"
 	{
 		echo "peers-kevent bin/run.sh kevent"
 		echo "peers-epoll bin/run.sh epoll"
@@ -216,7 +217,8 @@ do_initramfs_libuv() {
 	mkdir -p "$g/bin"
 	strip -o "$g/bin/uv_run_tests_a" "$obj/uv_run_tests_a"
 	tar cf "$g/bin/libuv-fixtures.tar" -C "$src" test/fixtures
-	install -m 755 "$peers_src/run.sh" "$peers_src/bench.sh" "$g/bin/"
+	install -m 755 "$peers_src/run.sh" "$peers_src/bench.sh" \
+		"$top/testsuite/peers/centis.sh" "$g/bin/"
 	[ "${PEERS_BENCH:-1}" = 0 ] ||
 		strip -o "$g/bin/uv_run_benchmarks_a" "$obj/uv_run_benchmarks_a"
 	{

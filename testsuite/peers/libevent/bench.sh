@@ -30,10 +30,7 @@ backend_env() {
 	esac
 }
 
-centis() {
-	read -r up _ </proc/uptime
-	echo "${up%.*}${up#*.}"
-}
+. "$bin/centis.sh"
 
 one() {
 	b=$1

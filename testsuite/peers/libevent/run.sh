@@ -48,10 +48,7 @@ limit() {
 	esac
 }
 
-centis() {
-	read -r up _ </proc/uptime
-	echo "${up%.*}${up#*.}"
-}
+. "$bin/centis.sh"
 
 # NAME COMMAND...: run under the limit, between the markers.  The
 # programs that judge the time they took (test-ratelim, test-time) run

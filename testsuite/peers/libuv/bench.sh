@@ -23,10 +23,7 @@ million_async loop_count"}
 
 export UV_RUN_AS_ROOT=1
 
-centis() {
-	read -r up _ </proc/uptime
-	echo "${up%.*}${up#*.}"
-}
+. "$bin/centis.sh"
 
 cd /tmp || exit 1
 round=0

@@ -51,10 +51,7 @@ if [ ! -e /dev/pts/ptmx ]; then
 	[ -e /dev/ptmx ] || ln -s pts/ptmx /dev/ptmx
 fi
 
-centis() {
-	read -r up _ </proc/uptime
-	echo "${up%.*}${up#*.}"
-}
+. "$bin/centis.sh"
 
 # The tests open test/fixtures/... relative to the current folder and
 # write their own files next to it: a fresh folder for each backend.
