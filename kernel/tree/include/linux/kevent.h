@@ -89,6 +89,7 @@ struct kevent_storage {
  *	reported
  * @priv_size: bytes of per-kevent source data, see kevent_priv()
  * @flags: KEVENT_CALLBACKS_*
+ * @name: the name of the slab cache of its kevents
  *
  * One const instance per event type, listed in kernel/kevent/sources.c,
  * in the manner of FreeBSD's filterops.
@@ -105,6 +106,7 @@ struct kevent_callbacks {
 	void (*delivered)(struct kevent *k, const struct ukevent *out);
 	size_t priv_size;
 	unsigned int flags;
+	const char *name;
 };
 
 /**

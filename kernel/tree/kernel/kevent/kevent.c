@@ -170,30 +170,33 @@ struct kevent *kevent_alloc(struct kevent_queue *q,
 	err = kevent_charge(q->user);
 	if (err)
 		return ERR_PTR(err);
-	k = kzalloc(struct_size(k, priv, DIV_ROUND_UP(cb->priv_size,
-						      sizeof(long))),
-		    GFP_KERNEL_ACCOUNT);
+	k = kmem_cache_alloc(kevent_cache_of(uk->type), GFP_KERNEL);
 	if (!k) {
 		kevent_uncharge(q->user);
 		return ERR_PTR(-ENOMEM);
 	}
+	/* Field by field: zeroing the whole object costs more. */
+	RB_CLEAR_NODE(&k->index_node);
+	INIT_LIST_HEAD(&k->ready_entry);
+	INIT_LIST_HEAD(&k->storage_entry);
+	RCU_INIT_POINTER(k->st, NULL);
+	k->queue = q;
+	k->cb = cb;
 	k->uk = *uk;
 	k->uk.ret_flags = 0;
 	k->uk.ret_data[0] = 0;
 	k->uk.ret_data[1] = 0;
-	k->queue = q;
-	k->cb = cb;
+	k->state = 0;
 	k->confirm = cb->flags & KEVENT_CALLBACKS_RECHECK;
-	RB_CLEAR_NODE(&k->index_node);
-	INIT_LIST_HEAD(&k->ready_entry);
-	INIT_LIST_HEAD(&k->storage_entry);
+	k->ring_pos = 0;
+	memset(k->priv, 0, cb->priv_size);
 	return k;
 }
 
 static void kevent_free(struct kevent_queue *q, struct kevent *k)
 {
 	kevent_uncharge(q->user);
-	kfree(k);
+	kmem_cache_free(kevent_cache_of(k->uk.type), k);
 }
 
 /*

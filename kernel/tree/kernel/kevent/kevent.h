@@ -191,6 +191,7 @@ long kevent_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 /* sources.c */
 const struct kevent_callbacks *kevent_callbacks_of(u32 type);
+struct kmem_cache *kevent_cache_of(u32 type);
 
 /* limit.c */
 int kevent_charge(struct user_struct *user);

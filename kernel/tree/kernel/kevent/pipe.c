@@ -194,4 +194,5 @@ const struct kevent_callbacks kevent_pipe_callbacks = {
 	.event		= kevent_pipe_event,
 	.check		= kevent_pipe_check,
 	.priv_size	= sizeof(struct kevent_pipe),
+	.name		= "kevent_pipe",
 };

@@ -209,4 +209,5 @@ const struct kevent_callbacks kevent_poll_callbacks = {
 	.check		= kevent_poll_check,
 	.priv_size	= sizeof(struct kevent_poll),
 	.flags		= KEVENT_CALLBACKS_RECHECK | KEVENT_CALLBACKS_NESTS,
+	.name		= "kevent_poll",
 };

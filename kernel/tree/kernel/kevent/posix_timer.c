@@ -160,4 +160,5 @@ const struct kevent_callbacks kevent_posix_timer_callbacks = {
 	.delivered	= kevent_posix_timer_delivered,
 	.priv_size	= sizeof(struct kevent_posix_timer),
 	.flags		= KEVENT_CALLBACKS_KERNELONLY,
+	.name		= "kevent_posix_timer",
 };

@@ -254,4 +254,5 @@ const struct kevent_callbacks kevent_signal_callbacks = {
 	.fill		= kevent_signal_fill,
 	.delivered	= kevent_signal_delivered,
 	.priv_size	= sizeof(struct kevent_signal),
+	.name		= "kevent_signal",
 };

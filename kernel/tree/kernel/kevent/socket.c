@@ -278,4 +278,5 @@ const struct kevent_callbacks kevent_socket_callbacks = {
 	.event		= kevent_socket_event,
 	.check		= kevent_socket_check,
 	.priv_size	= sizeof(struct kevent_socket),
+	.name		= "kevent_socket",
 };

@@ -5,9 +5,14 @@
  * A source is built whenever the subsystem it watches is, so that an
  * application can rely on every type its kernel can have.  A type
  * without a source is refused with ENOSYS.
+ *
+ * Each source's registrations come from a slab cache of their own, of
+ * the exact size of a kevent and the source's data.
  */
 
+#include <linux/init.h>
 #include <linux/nospec.h>
+#include <linux/slab.h>
 
 #include "kevent.h"
 #include "sources.h"
@@ -37,3 +42,38 @@ const struct kevent_callbacks *kevent_callbacks_of(u32 type)
 		return NULL;
 	return kevent_sources[array_index_nospec(type, KEVENT_MAX)];
 }
+
+static struct kmem_cache *kevent_caches[KEVENT_MAX];
+
+/**
+ * kevent_cache_of - the slab cache of a source's registrations
+ * @type: a type that kevent_callbacks_of() has a source for
+ *
+ * Return: the cache, whose objects are a &struct kevent followed by the
+ * source's &kevent_callbacks.priv_size bytes.
+ */
+struct kmem_cache *kevent_cache_of(u32 type)
+{
+	return kevent_caches[array_index_nospec(type, KEVENT_MAX)];
+}
+
+static int __init kevent_caches_init(void)
+{
+	unsigned int type;
+
+	for (type = 0; type < KEVENT_MAX; type++) {
+		const struct kevent_callbacks *cb = kevent_sources[type];
+
+		if (!cb)
+			continue;
+		/* Registrations are charged to the memory cgroup. */
+		kevent_caches[type] =
+			kmem_cache_create(cb->name,
+					  struct_size_t(struct kevent, priv,
+							DIV_ROUND_UP(cb->priv_size,
+								     sizeof(long))),
+					  0, SLAB_PANIC | SLAB_ACCOUNT, NULL);
+	}
+	return 0;
+}
+fs_initcall(kevent_caches_init);

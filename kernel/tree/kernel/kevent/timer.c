@@ -166,4 +166,5 @@ const struct kevent_callbacks kevent_timer_callbacks = {
 	.fill		= kevent_timer_fill,
 	.delivered	= kevent_timer_delivered,
 	.priv_size	= sizeof(struct kevent_timer),
+	.name		= "kevent_timer",
 };
