@@ -8,7 +8,6 @@
 #include <linux/fs.h>
 #include <linux/list.h>
 #include <linux/lockdep.h>
-#include <linux/rbtree.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -111,8 +110,8 @@ struct kevent_callbacks {
 
 /**
  * struct kevent - one registration
- * @index_node: in the queue's index, under the queue's mutex and index
- *	lock; cleared once out of the index
+ * @index_node: in a chain of the queue's index, under the queue's mutex
+ *	and index lock; unhashed once out of the index
  * @ready_entry: on the queue's ready list, on the list of a harvest
  *	that holds it, or on the direct ring's list of posted kevents, under
  *	the queue's ready lock
@@ -131,7 +130,7 @@ struct kevent_callbacks {
  * @priv: @cb->priv_size bytes for the source
  */
 struct kevent {
-	struct rb_node index_node;
+	struct hlist_node index_node;
 	struct list_head ready_entry;
 	struct list_head storage_entry;
 	struct kevent_storage __rcu *st;

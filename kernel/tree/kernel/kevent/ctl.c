@@ -31,7 +31,6 @@ static int kevent_validate(const struct kevent_callbacks *cb,
 static bool kevent_add(struct kevent_queue *q, struct ukevent *uk)
 {
 	const struct kevent_callbacks *cb = kevent_callbacks_of(uk->type);
-	struct kevent_slot slot;
 	struct kevent *k;
 	int err, ready;
 
@@ -42,7 +41,7 @@ static bool kevent_add(struct kevent_queue *q, struct ukevent *uk)
 	err = kevent_validate(cb, uk);
 	if (err)
 		goto fail;
-	if (kevent_lookup_slot(q, uk, &slot)) {
+	if (kevent_lookup_for_add(q, uk)) {
 		err = -EEXIST;
 		goto fail;
 	}
@@ -57,7 +56,7 @@ static bool kevent_add(struct kevent_queue *q, struct ukevent *uk)
 		err = ready;
 		goto fail;
 	}
-	kevent_insert_at(q, k, &slot);
+	kevent_insert(q, k);
 
 	if (!ready)
 		return false;

@@ -34,7 +34,6 @@ int kevent_kernel_add(struct file *file, const struct ukevent *uk,
 {
 	const struct kevent_callbacks *cb = kevent_callbacks_of(uk->type);
 	struct kevent_queue *q = kevent_queue_from_file(file);
-	struct kevent_slot slot;
 	struct kevent *k;
 	int ret;
 
@@ -43,7 +42,7 @@ int kevent_kernel_add(struct file *file, const struct ukevent *uk,
 	if (mutex_lock_killable(&q->mutex))
 		return -EINTR;
 
-	if (kevent_lookup_slot(q, uk, &slot)) {
+	if (kevent_lookup_for_add(q, uk)) {
 		ret = -EEXIST;
 		goto out;
 	}
@@ -56,7 +55,7 @@ int kevent_kernel_add(struct file *file, const struct ukevent *uk,
 	ret = kevent_enqueue(q, k);
 	if (ret < 0)
 		goto out;
-	kevent_insert_at(q, k, &slot);
+	kevent_insert(q, k);
 	if (ret)
 		kevent_ready(k, ret);
 	ret = 0;

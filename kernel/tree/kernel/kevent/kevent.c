@@ -10,10 +10,10 @@
  * kevent_sink_finish()); it leaves with kevent_remove(), which detaches,
  * unqueues, unindexes and frees it.
  *
- * The index is a red-black tree sorted by (type, id, user data), the key
- * of a registration.  One whose object went away (KEVENT_STATE_DEAD) is
- * no longer found: it stays in the tree only until it is reported or a
- * new registration takes its key.
+ * The index (index.c) finds a registration by its key, (type, id, user
+ * data).  One whose object went away (KEVENT_STATE_DEAD) is no longer
+ * found: it stays in the index only until it is reported or a new
+ * registration takes its key.
  */
 /**
  * DOC: locking
@@ -92,46 +92,9 @@
 
 #include "kevent.h"
 
-static int kevent_key_cmp(const struct ukevent *a, const struct ukevent *b)
-{
-	if (a->type != b->type)
-		return a->type < b->type ? -1 : 1;
-	if (a->id.raw_u64 != b->id.raw_u64)
-		return a->id.raw_u64 < b->id.raw_u64 ? -1 : 1;
-	if (a->ptr != b->ptr)
-		return a->ptr < b->ptr ? -1 : 1;
-	return 0;
-}
-
 static bool kevent_dead(const struct kevent *k)
 {
 	return READ_ONCE(k->state) & KEVENT_STATE_DEAD;
-}
-
-/*
- * The registration with @uk's key, dead or alive, or NULL; then @slot,
- * if given, is where one with that key goes.
- */
-static struct kevent *kevent_find(struct kevent_queue *q,
-				  const struct ukevent *uk,
-				  struct kevent_slot *slot)
-{
-	struct rb_node **link = &q->index.rb_node, *parent = NULL;
-
-	while (*link) {
-		struct kevent *k = rb_entry(*link, struct kevent, index_node);
-		int cmp = kevent_key_cmp(uk, &k->uk);
-
-		if (!cmp)
-			return k;
-		parent = *link;
-		link = cmp < 0 ? &parent->rb_left : &parent->rb_right;
-	}
-	if (slot) {
-		slot->link = link;
-		slot->parent = parent;
-	}
-	return NULL;
 }
 
 /**
@@ -143,7 +106,7 @@ static struct kevent *kevent_find(struct kevent_queue *q,
  */
 struct kevent *kevent_lookup(struct kevent_queue *q, const struct ukevent *uk)
 {
-	struct kevent *k = kevent_find(q, uk, NULL);
+	struct kevent *k = kevent_index_find(&q->index, uk);
 
 	return k && !kevent_dead(k) ? k : NULL;
 }
@@ -176,7 +139,7 @@ struct kevent *kevent_alloc(struct kevent_queue *q,
 		return ERR_PTR(-ENOMEM);
 	}
 	/* Field by field: zeroing the whole object costs more. */
-	RB_CLEAR_NODE(&k->index_node);
+	INIT_HLIST_NODE(&k->index_node);
 	INIT_LIST_HEAD(&k->ready_entry);
 	INIT_LIST_HEAD(&k->storage_entry);
 	RCU_INIT_POINTER(k->st, NULL);
@@ -474,60 +437,51 @@ static void kevent_indexed(struct kevent_queue *q, struct kevent *k, bool in)
 
 static void kevent_unindex(struct kevent_queue *q, struct kevent *k)
 {
-	if (RB_EMPTY_NODE(&k->index_node))
+	if (hlist_unhashed(&k->index_node))
 		return;
 	mutex_lock(&q->index_lock);
-	rb_erase(&k->index_node, &q->index);
-	RB_CLEAR_NODE(&k->index_node);
+	kevent_index_del(&q->index, k);
 	mutex_unlock(&q->index_lock);
 	kevent_indexed(q, k, false);
 }
 
 /**
- * kevent_lookup_slot - the registration a request names, or its place
+ * kevent_lookup_for_add - the registration a request names, before an ADD
  * @q: the queue, its mutex held
  * @uk: the request, whose type, id and user data are the key
- * @slot: set, when no live registration has the key, to where one goes
  *
  * A dead registration with @uk's key leaves the index, which only it
- * kept the key in: the same request may be added again at once.  An ADD
- * looks its key up once, here, and puts the new registration at @slot
- * with kevent_insert_at().
+ * kept the key in: the same request may be added again at once.
  *
  * Return: the live registration with @uk's key, or NULL.
  */
-struct kevent *kevent_lookup_slot(struct kevent_queue *q,
-				  const struct ukevent *uk,
-				  struct kevent_slot *slot)
+struct kevent *kevent_lookup_for_add(struct kevent_queue *q,
+				     const struct ukevent *uk)
 {
 	struct kevent *k;
 
 	lockdep_assert_held(&q->mutex);
 
-	k = kevent_find(q, uk, slot);
-	if (!k || !kevent_dead(k))
-		return k;
-	kevent_unindex(q, k);
-	return kevent_find(q, uk, slot);
+	k = kevent_index_find(&q->index, uk);
+	if (k && kevent_dead(k)) {
+		kevent_unindex(q, k);
+		k = NULL;
+	}
+	return k;
 }
 
 /**
- * kevent_insert_at - put a new registration in its queue's index
- * @q: the queue, its mutex held since kevent_lookup_slot() filled @slot
- * @new: the registration, with the key looked up in @new->uk
- * @slot: where kevent_lookup_slot() found room for the key
- *
- * Nothing enters or leaves the index but under the queue's mutex, so
- * @slot is still where the key goes.
+ * kevent_insert - put a new registration in its queue's index
+ * @q: the queue, its mutex held since kevent_lookup_for_add() found no
+ *	registration with @new's key
+ * @new: the registration
  */
-void kevent_insert_at(struct kevent_queue *q, struct kevent *new,
-		      const struct kevent_slot *slot)
+void kevent_insert(struct kevent_queue *q, struct kevent *new)
 {
 	lockdep_assert_held(&q->mutex);
 
 	mutex_lock(&q->index_lock);
-	rb_link_node(&new->index_node, slot->parent, slot->link);
-	rb_insert_color(&new->index_node, &q->index);
+	kevent_index_add(&q->index, new);
 	mutex_unlock(&q->index_lock);
 	kevent_indexed(q, new, true);
 }
@@ -614,13 +568,16 @@ void kevent_remove(struct kevent_queue *q, struct kevent *k)
  */
 void kevent_remove_all(struct kevent_queue *q)
 {
-	struct rb_node *node;
+	struct hlist_node *next;
 	struct kevent *k;
+	unsigned int i;
 
-	while ((node = rb_first(&q->index))) {
-		kevent_remove(q, rb_entry(node, struct kevent, index_node));
-		cond_resched();
-	}
+	for (i = 0; i < 1U << q->index.bits; i++)
+		hlist_for_each_entry_safe(k, next, &q->index.buckets[i],
+					  index_node) {
+			kevent_remove(q, k);
+			cond_resched();
+		}
 	while ((k = list_first_entry_or_null(&q->ready, struct kevent,
 					     ready_entry))) {
 		kevent_remove(q, k);

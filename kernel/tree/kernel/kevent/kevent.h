@@ -85,6 +85,24 @@ struct kevent_batch {
 	struct ukevent out[KEVENT_HARVEST_BATCH];
 };
 
+/* The index starts with 4 buckets in the queue and stops doubling at 1M. */
+#define KEVENT_INDEX_MIN_BITS	2
+#define KEVENT_INDEX_MAX_BITS	20
+
+/**
+ * struct kevent_index - a queue's registrations by key (index.c)
+ * @buckets: 1 << @bits chains, linked by &kevent.index_node
+ * @bits: log2 of the number of buckets
+ * @count: registrations in @buckets
+ * @first: the buckets until the queue holds more than 8 registrations
+ */
+struct kevent_index {
+	struct hlist_head *buckets;
+	unsigned int bits;
+	unsigned int count;
+	struct hlist_head first[1 << KEVENT_INDEX_MIN_BITS];
+};
+
 /**
  * struct kevent_queue - a kevent queue, the private data of its file
  * @mutex: serializes kevent_ctl(), harvests and commits; protects @index
@@ -92,7 +110,7 @@ struct kevent_batch {
  * @index_lock: also held to change @index, so that fdinfo can read it
  *	without @mutex, which a splice of fdinfo into a pipe would take
  *	under the pipe's mutex, the reverse of KEVENT_PIPE's order
- * @index: registrations by (type, id, user), linked by &kevent.index_node
+ * @index: registrations by (type, id, user)
  * @count: registrations in @index whose object has not gone away
  * @ready_lock: protects @ready, @ready_num, @kick_seq, the lists of held
  *	kevents and &kevent.state; taken with interrupts disabled
@@ -124,7 +142,7 @@ struct kevent_queue {
 	struct mutex mutex;
 	/* protects index for readers without the mutex */
 	struct mutex index_lock;
-	struct rb_root index;
+	struct kevent_index index;
 	atomic_t count;
 
 	/* protects ready, ready_num, kick_seq and each kevent's state */
@@ -170,16 +188,6 @@ struct kevent_sink {
 	struct list_head held;
 };
 
-/**
- * struct kevent_slot - where a key goes in a queue's index
- * @link: the child pointer to set
- * @parent: the node that @link belongs to, NULL at the root
- */
-struct kevent_slot {
-	struct rb_node **link;
-	struct rb_node *parent;
-};
-
 /* queue.c */
 int kevent_queue_create(struct kevent_ring __user *ring,
 			unsigned int ring_size, unsigned int flags);
@@ -193,6 +201,14 @@ long kevent_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 const struct kevent_callbacks *kevent_callbacks_of(u32 type);
 struct kmem_cache *kevent_cache_of(u32 type);
 
+/* index.c */
+void kevent_index_init(struct kevent_index *idx);
+void kevent_index_destroy(struct kevent_index *idx);
+struct kevent *kevent_index_find(struct kevent_index *idx,
+				 const struct ukevent *uk);
+void kevent_index_add(struct kevent_index *idx, struct kevent *k);
+void kevent_index_del(struct kevent_index *idx, struct kevent *k);
+
 /* limit.c */
 int kevent_charge(struct user_struct *user);
 void kevent_uncharge(struct user_struct *user);
@@ -204,11 +220,9 @@ struct kevent *kevent_alloc(struct kevent_queue *q,
 			    const struct ukevent *uk);
 int kevent_enqueue(struct kevent_queue *q, struct kevent *k);
 struct kevent *kevent_lookup(struct kevent_queue *q, const struct ukevent *uk);
-struct kevent *kevent_lookup_slot(struct kevent_queue *q,
-				  const struct ukevent *uk,
-				  struct kevent_slot *slot);
-void kevent_insert_at(struct kevent_queue *q, struct kevent *new,
-		      const struct kevent_slot *slot);
+struct kevent *kevent_lookup_for_add(struct kevent_queue *q,
+				     const struct ukevent *uk);
+void kevent_insert(struct kevent_queue *q, struct kevent *new);
 void kevent_modify(struct kevent_queue *q, struct kevent *k,
 		   const struct ukevent *uk);
 void kevent_ready(struct kevent *k, int ret);

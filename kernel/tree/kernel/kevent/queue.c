@@ -69,7 +69,7 @@ static struct kevent_queue *kevent_queue_alloc(void)
 		return NULL;
 	mutex_init(&q->mutex);
 	mutex_init(&q->index_lock);
-	q->index = RB_ROOT;
+	kevent_index_init(&q->index);
 	spin_lock_init(&q->ready_lock);
 	INIT_LIST_HEAD(&q->ready);
 	init_waitqueue_head(&q->wq);
@@ -85,6 +85,7 @@ static void kevent_queue_free(struct kevent_queue *q)
 	if (q->mm)
 		mmdrop(q->mm);
 	free_uid(q->user);
+	kevent_index_destroy(&q->index);
 	kfree(q);
 }
 
@@ -152,7 +153,8 @@ static __poll_t kevent_poll(struct file *file, poll_table *wait)
 static void kevent_show_fdinfo(struct seq_file *m, struct file *file)
 {
 	struct kevent_queue *q = file->private_data;
-	struct rb_node *node;
+	unsigned int i;
+	struct kevent *k;
 
 	if (mutex_lock_killable(&q->index_lock))
 		return;
@@ -169,20 +171,21 @@ static void kevent_show_fdinfo(struct seq_file *m, struct file *file)
 			   READ_ONCE(q->over));
 	if (q->direct)
 		seq_puts(m, "direct:\t1\n");
-	for (node = rb_first(&q->index); node; node = rb_next(node)) {
-		struct kevent *k = rb_entry(node, struct kevent, index_node);
-		unsigned int state = READ_ONCE(k->state);
+	for (i = 0; i < 1U << q->index.bits; i++)
+		hlist_for_each_entry(k, &q->index.buckets[i], index_node) {
+			unsigned int state = READ_ONCE(k->state);
 
-		if (state & KEVENT_STATE_DEAD)
-			continue;
-		seq_printf(m, "kevent:\ttype %u id %llx event %x req_flags %x user %llx ready %u\n",
-			   k->uk.type, k->uk.id.raw_u64, READ_ONCE(k->uk.event),
-			   READ_ONCE(k->uk.req_flags), k->uk.ptr,
-			   !!(state & KEVENT_STATE_READY));
-		if (fatal_signal_pending(current) || seq_has_overflowed(m))
-			break;
-		cond_resched();
-	}
+			if (state & KEVENT_STATE_DEAD)
+				continue;
+			seq_printf(m, "kevent:\ttype %u id %llx event %x req_flags %x user %llx ready %u\n",
+				   k->uk.type, k->uk.id.raw_u64, READ_ONCE(k->uk.event),
+				   READ_ONCE(k->uk.req_flags), k->uk.ptr,
+				   !!(state & KEVENT_STATE_READY));
+			if (fatal_signal_pending(current) || seq_has_overflowed(m))
+				goto out;
+			cond_resched();
+		}
+out:
 	mutex_unlock(&q->index_lock);
 }
 #endif
