@@ -41,6 +41,8 @@ struct kevent_poll_wait {
  * @pt: the poll table that collects the wait queues
  * @err: -ENOMEM if an entry could not be allocated
  * @waits: the wait queue entries, one per queue the file's ->poll() named
+ * @first: the entry of the first queue, which most files have alone;
+ *	those of any others are allocated
  */
 struct kevent_poll {
 	struct file *file;
@@ -48,6 +50,7 @@ struct kevent_poll {
 	poll_table pt;
 	int err;
 	struct kevent_poll_wait *waits;
+	struct kevent_poll_wait first;
 };
 
 static __poll_t kevent_poll_interest(const struct kevent *k)
@@ -92,7 +95,7 @@ static void kevent_poll_queue_proc(struct file *file, wait_queue_head_t *whead,
 
 	if (p->err)
 		return;
-	pw = kmalloc(sizeof(*pw), GFP_KERNEL_ACCOUNT);
+	pw = p->waits ? kmalloc(sizeof(*pw), GFP_KERNEL_ACCOUNT) : &p->first;
 	if (!pw) {
 		p->err = -ENOMEM;
 		return;
@@ -119,7 +122,8 @@ static void kevent_poll_unhook(struct kevent *k)
 		whead = smp_load_acquire(&pw->whead);
 		if (whead)
 			remove_wait_queue(whead, &pw->wait);
-		kfree(pw);
+		if (pw != &p->first)
+			kfree(pw);
 	}
 	rcu_read_unlock();
 	p->waits = NULL;
