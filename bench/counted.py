@@ -64,7 +64,10 @@ CHURN_KINDS = [('pipe', 'pipes', 'KEVENT_PIPE'),
                ('unix', 'AF_UNIX stream sockets', 'KEVENT_SOCKET'),
                ('eventfd', 'eventfds', 'KEVENT_POLL')]
 # Which kernel functions are a mechanism's own: those its objects
-# define (inlined ones count in their callers), and kevent's hooks.
+# define (inlined ones count in their callers), and kevent's hooks in
+# the rest of the kernel, whose names have kevent as a word of their
+# own (pipe_kevent_notify, not clockevents_program_event).
+KEVENT_HOOK = re.compile(r'(^|_)kevent')
 OWN_OBJS = {
     'kevent': ['kernel/kevent/*.o'],
     'epoll': ['fs/eventpoll.o'],
@@ -179,7 +182,8 @@ def in_own(phase, own, mech):
         return None
     names = own.get(owner, set())
     return sum(n for fn, n in phase.prof
-               if fn in names or (owner == 'kevent' and 'kevent' in fn))
+               if fn in names or (owner == 'kevent' and
+                                  KEVENT_HOOK.search(fn)))
 
 
 def best(phases):
