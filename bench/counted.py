@@ -47,6 +47,13 @@ HARVEST = [
     ('getev-lt', 'kevent_get_events, level-triggered'),
     ('ring-lt', 'kevent ring, level-triggered'),
 ]
+HTTP = [
+    ('epoll', 'kbench httpd, epoll'),
+    ('uring', 'kbench httpd, io_uring multishot poll'),
+    ('ring', 'kbench httpd, kevent ring'),
+    ('getev', 'kbench httpd, kevent_get_events'),
+    ('direct', 'kbench httpd, kevent direct ring'),
+]
 CHURN = [
     ('epoll', 'epoll_ctl ADD + DEL, one call each'),
     ('kevent-1', 'kevent_ctl, 1 entry a call'),
@@ -301,6 +308,7 @@ def report(phases, own):
         lines += table(['mechanism', 'total', 'kernel', 'user', 'syscalls',
                         'in own functions', 'max/min'], rows)
         lines.append('')
+    lines += http_lines(phases, own, reps)
     scale = {}
     for p in phases:
         i = p.info
@@ -330,6 +338,50 @@ def report(phases, own):
                         [f'{max(got) / min(got):.3f}' if got else '-'])
         lines += table(['mechanism'] + [f'{i:,} idle' for i in idles] +
                        ['spread'], rows)
+        lines.append('')
+    return lines
+
+
+def http_lines(phases, own, reps):
+    """Per request: the whole system's count, and the mechanism's."""
+    http = {}
+    for p in phases:
+        i = p.info
+        if i.get('wl') == 'http':
+            http.setdefault((int(i['conns']), i['mech']), []).append(p)
+    lines = []
+    for conns in sorted({k[0] for k in http}):
+        n = next(ps for (c, _), ps in http.items() if c == conns)[0].events
+        lines.append(f'**Instructions per HTTP request** ({n:,} '
+                     f'keep-alive requests on {conns} connection'
+                     f'{"s" if conns > 1 else ""}, one at a time on each, '
+                     f'kbench httpc against each server, both in the '
+                     f'guest: the whole system\'s count per request, and '
+                     f'the instructions in the mechanism\'s own kernel '
+                     f'functions; minimum of {reps}):')
+        lines.append('')
+        base = {}
+        rows = []
+        for m, title in HTTP:
+            ps = http.get((conns, m))
+            if not ps:
+                continue
+            b, spread = best(ps)
+            ev = b.events
+            mine = in_own(b, own, m)
+            if m == 'epoll':
+                base = {'total': b.total / ev, 'own': mine and mine / ev}
+            rows.append([title, f0(b.total / ev), f0(b.kernel / ev),
+                         f0(b.user / ev), f'{b.syscalls / ev:.2f}',
+                         '-' if mine is None else f0(mine / ev),
+                         f'{b.total / ev / base["total"]:.2f}'
+                         if base else '-',
+                         f'{mine / ev / base["own"]:.2f}'
+                         if mine is not None and base.get('own') else '-',
+                         f'{spread:.3f}'])
+        lines += table(['server', 'total', 'kernel', 'user', 'syscalls',
+                        'in own functions', 'total / epoll\'s',
+                        'own / epoll\'s', 'max/min'], rows)
         lines.append('')
     return lines
 

@@ -28,15 +28,17 @@ STAGES="harvest churn scale wake timer http"
 case "$profile" in
 counted)
 	# Instructions, not time: 200 rounds of 1, 8 and 64 ready of
-	# each set (KIND:SIZE), the minimum of 5 repetitions.
+	# each set (KIND:SIZE), the minimum of 5 repetitions; 1,024 HTTP
+	# requests to each server on 1 and on 64 connections.
 	T=0 R=5 STAGES=counted CROUNDS=200 CREADY="1 8 64"
 	CSETS="pipe:1000 unix:1000 tcp:1000 pipe:10000" CCN=1024 CCYCLES=2
-	CSCALE=100,1000,10000,100000
+	CSCALE=100,1000,10000,100000 CHCONNS="1 64" CHREQS=1024
 	;;
 counted-smoke)
 	# make check: every counted workload, small, once.
 	T=0 R=1 STAGES=counted CROUNDS=10 CREADY="1 8"
 	CSETS="pipe:100 unix:20 tcp:20" CCN=64 CCYCLES=1 CSCALE=10,100
+	CHCONNS="1 4" CHREQS=32
 	;;
 kernel)
 	# Before and after a kernel change: the workloads that exercise
@@ -121,6 +123,22 @@ if want counted; then
 	[ "$CSCALE" = none ] ||
 		run kbench -r "$R" scale -i "$CSCALE" -a 64 -R "$CROUNDS" \
 			-m ring,getev,epoll-et,epoll-lt,uring
+	# Each server serves the client's first request on each connection
+	# and R x CHREQS more, then ends by itself: it must have served
+	# them all, and no more.
+	port=19000
+	for conns in $CHCONNS; do
+		for s in ring getev direct epoll uring; do
+			port=$((port + 1))
+			n=$((conns + R * CHREQS))
+			kbench httpd -b "$s" -p "$port" -n "$n" >/tmp/server.out 2>&1 &
+			spid=$!
+			run kbench -r "$R" httpc -p "$port" -c "$conns" -n "$CHREQS" -C "$s"
+			wait "$spid" || echo "FAIL bench: httpd $s exited with status $?"
+			grep -q "served=$n " /tmp/server.out ||
+				echo "FAIL bench: httpd $s served not $n: $(tail -n 1 /tmp/server.out)"
+		done
+	done
 fi
 if want harvest; then
 	stage harvest

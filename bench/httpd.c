@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Workload 4: a small keep-alive HTTP/1.1 server, one thread, with three
- * back ends built from the same code: the kevent ring (KEVENT_SOCKET,
- * kevent_wait() + kevent_commit()), epoll, and io_uring multishot poll.
+ * Workload 4: a small keep-alive HTTP/1.1 server, one thread, with five
+ * back ends built from the same code: kevent (KEVENT_SOCKET) three ways,
+ * its ring (kevent_wait() + kevent_commit()), kevent_get_events() and
+ * its direct ring (KEVENT_INIT_DIRECT); epoll; and io_uring multishot
+ * poll.
  * Each back end is used as its users would: kevent and io_uring gather
  * the registrations of newly accepted connections and hand them to the
  * kernel in one call before the next wait (kevent_ctl() with every new
@@ -12,20 +14,22 @@
  * read until EAGAIN.  The listening socket is level-triggered where the
  * mechanism has the choice.
  *
- *   kbench httpd -b ring|epoll|uring [-p PORT] [-n NREQ]
+ *   kbench httpd -b ring|getev|direct|epoll|uring [-p PORT] [-n NREQ]
  *
  * serves until SIGTERM or SIGINT (or NREQ requests), then prints
  * "httpd: served=N accepted=N stalls=N" and exits 0.
  *
- *   kbench httpc [-p PORT] [-c CONNS] [-n REQS]
+ *   kbench [-r REPS] httpc [-p PORT] [-c CONNS] [-n REQS] [-C SERVER]
  *
  * is a small keep-alive client that checks every response, for the
- * smoke run of make check, where wrk is not installed.
+ * smoke run of make check, where wrk is not installed, and, with -C,
+ * for the counted bench (see wl_httpc()).
  */
 #include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -68,22 +72,48 @@ struct backend {
 	int (*wait)(uint64_t *tokens, int max);
 };
 
-/* kevent ring */
+/*
+ * kevent: the registrations are the same for its three ways of taking
+ * events, the ring (kevent_wait() + kevent_commit()), kevent_get_events()
+ * and the direct ring.
+ */
 static int kq;
 static struct kevent_ring *kring;
 static unsigned int kuidx, kover;
 static struct ukevent kpend[1024];
 static int nkpend;
 
-static void ring_init(void)
+static void kq_init(struct kevent_ring *ring, unsigned int flags)
 {
-	kring = xcalloc(1, sizeof(*kring) + RING_SIZE * sizeof(struct ukevent));
-	kq = kevent_init(kring, RING_SIZE, KEVENT_INIT_CLOEXEC);
+	kring = ring;
+	kq = kevent_init(ring, ring ? RING_SIZE : 0,
+			 KEVENT_INIT_CLOEXEC | flags);
 	if (kq < 0)
 		die("kevent_init: %s", strerror(errno));
 }
 
-static void ring_flush(void)
+static void ring_init(void)
+{
+	kq_init(xcalloc(1, sizeof(*kring) + RING_SIZE * sizeof(struct ukevent)),
+		0);
+}
+
+static void getev_init(void)
+{
+	kq_init(NULL, 0);
+}
+
+static void direct_init(void)
+{
+	struct kevent_ring *ring;
+
+	if (posix_memalign((void **)&ring, 64,
+			   KEVENT_DIRECT_RING_BYTES(RING_SIZE)))
+		die("posix_memalign: out of memory");
+	kq_init(ring, KEVENT_INIT_DIRECT);
+}
+
+static void kq_flush(void)
 {
 	int ret;
 
@@ -97,12 +127,12 @@ static void ring_flush(void)
 	nkpend = 0;
 }
 
-static void ring_watch(int fd, uint64_t token, int listener)
+static void kq_watch(int fd, uint64_t token, int listener)
 {
 	struct ukevent *uk;
 
 	if (nkpend == (int)(sizeof(kpend) / sizeof(kpend[0])))
-		ring_flush();
+		kq_flush();
 	uk = &kpend[nkpend++];
 	memset(uk, 0, sizeof(*uk));
 	uk->type = KEVENT_SOCKET;
@@ -113,11 +143,11 @@ static void ring_watch(int fd, uint64_t token, int listener)
 	uk->ptr = token;
 }
 
-static void ring_unwatch(int fd, uint64_t token)
+static void kq_unwatch(int fd, uint64_t token)
 {
 	struct ukevent uk;
 
-	ring_flush();
+	kq_flush();
 	memset(&uk, 0, sizeof(uk));
 	uk.type = KEVENT_SOCKET;
 	uk.id.raw[0] = fd;
@@ -132,7 +162,7 @@ static int ring_wait(uint64_t *tokens, int max)
 	unsigned int slot, over;
 	int n, i, k = 0;
 
-	ring_flush();
+	kq_flush();
 	n = kevent_wait(kq, max < RING_SIZE ? max : RING_SIZE, kuidx, NULL, 0);
 	if (n < 0)
 		return errno == EINTR ? 0 : -1;
@@ -149,6 +179,45 @@ static int ring_wait(uint64_t *tokens, int max)
 	kuidx = slot;
 	kover = over;
 	return k;
+}
+
+static int getev_wait(uint64_t *tokens, int max)
+{
+	static struct ukevent ev[1024];
+	int n, i;
+
+	kq_flush();
+	n = kevent_get_events(kq, 1, max < 1024 ? max : 1024, NULL, ev, 0);
+	if (n < 0)
+		return errno == EINTR ? 0 : -1;
+	for (i = 0; i < n; i++)
+		tokens[i] = ev[i].ptr;
+	return n;
+}
+
+/*
+ * The kernel writes the reports into the ring as the sockets notify;
+ * the server enters it only to sleep on an empty ring, or for the
+ * reports that only kevent_wait() writes (a broken connection's).
+ */
+static int direct_wait(uint64_t *tokens, int max)
+{
+	struct kevent_ring_tail *t = kevent_ring_tail(kring, RING_SIZE);
+	__u32 tail;
+	int n = 0;
+
+	kq_flush();
+	if (__atomic_load_n(&t->ktail, __ATOMIC_ACQUIRE) == kuidx ||
+	    (__atomic_load_n(&t->flags, __ATOMIC_RELAXED) &
+	     KEVENT_RING_F_PENDING)) {
+		if (kevent_wait(kq, RING_SIZE, kuidx, NULL, 0) < 0)
+			return errno == EINTR ? 0 : -1;
+	}
+	tail = __atomic_load_n(&t->ktail, __ATOMIC_ACQUIRE);
+	for (; kuidx != tail && n < max; kuidx++)
+		tokens[n++] = kring->event[kuidx & (RING_SIZE - 1)].ptr;
+	__atomic_store_n(&t->uhead, kuidx, __ATOMIC_RELEASE);
+	return n;
 }
 
 /* epoll */
@@ -277,7 +346,9 @@ static int uring_wait(uint64_t *tokens, int max)
 }
 
 static const struct backend backends[] = {
-	{ "ring", ring_init, ring_watch, ring_unwatch, ring_wait },
+	{ "ring", ring_init, kq_watch, kq_unwatch, ring_wait },
+	{ "getev", getev_init, kq_watch, kq_unwatch, getev_wait },
+	{ "direct", direct_init, kq_watch, kq_unwatch, direct_wait },
 	{ "epoll", epoll_init, epoll_watch, epoll_unwatch, epoll_wait_tokens },
 	{ "uring", uring_init, uring_watch, uring_unwatch, uring_wait },
 };
@@ -406,8 +477,8 @@ int wl_httpd(int argc, char **argv)
 		case 'b': name = optarg; break;
 		case 'p': port = atoi(optarg); break;
 		case 'n': nreq = strtoul(optarg, NULL, 0); break;
-		default: die("usage: httpd -b ring|epoll|uring [-p PORT] "
-			     "[-n NREQ]");
+		default: die("usage: httpd -b ring|getev|direct|epoll|uring "
+			     "[-p PORT] [-n NREQ]");
 		}
 	}
 	for (i = 0; i < (int)(sizeof(backends) / sizeof(backends[0])); i++)
@@ -462,37 +533,16 @@ int wl_httpd(int argc, char **argv)
 	return 0;
 }
 
-/* The small client of the smoke run: C connections, REQS requests. */
-int wl_httpc(int argc, char **argv)
+/*
+ * @nreq requests on the @nconn connections, one on each at a time, each
+ * response read and checked.
+ */
+static void exchange(const int *fd, int nconn, int nreq)
 {
-	struct sockaddr_in addr = { .sin_family = AF_INET };
-	int port = 8080, nconn = 10, nreq = 100, ch, i, done = 0, tries;
 	static const char req[] = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 	char buf[sizeof(response) + 16];
-	int *fd;
+	int i, done = 0;
 
-	while ((ch = getopt(argc, argv, "p:c:n:")) != -1) {
-		switch (ch) {
-		case 'p': port = atoi(optarg); break;
-		case 'c': nconn = atoi(optarg); break;
-		case 'n': nreq = atoi(optarg); break;
-		default: die("usage: httpc [-p PORT] [-c CONNS] [-n REQS]");
-		}
-	}
-	addr.sin_port = htons(port);
-	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	fd = xcalloc(nconn, sizeof(int));
-	for (i = 0; i < nconn; i++) {
-		fd[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		for (tries = 0; tries < 100; tries++) {
-			if (!connect(fd[i], (struct sockaddr *)&addr,
-				     sizeof(addr)))
-				break;
-			usleep(50000);
-		}
-		if (tries == 100)
-			fail("httpc: connect to %d: %s", port, strerror(errno));
-	}
 	while (done < nreq) {
 		int batch = nreq - done < nconn ? nreq - done : nconn;
 
@@ -518,10 +568,83 @@ int wl_httpc(int argc, char **argv)
 		}
 		done += batch;
 	}
-	for (i = 0; i < nconn; i++)
+}
+
+/*
+ * The small client: C connections, REQS requests, for the smoke run of
+ * make check, where wrk is not installed, and for the counted bench
+ * (-C SERVER): one request on each connection first, so that the server
+ * has accepted and registered every one, then -r repetitions of REQS
+ * requests between markers, each followed by its COUNT line, the server
+ * named SERVER there.  No response may be left over at the end.
+ */
+int wl_httpc(int argc, char **argv)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	int port = 8080, nconn = 10, nreq = 100, ch, i, tries, rep;
+	const char *server = NULL;
+	char byte;
+	int *fd;
+
+	while ((ch = getopt(argc, argv, "p:c:n:C:")) != -1) {
+		switch (ch) {
+		case 'p': port = atoi(optarg); break;
+		case 'c': nconn = atoi(optarg); break;
+		case 'n': nreq = atoi(optarg); break;
+		case 'C': server = optarg; break;
+		default: die("usage: httpc [-p PORT] [-c CONNS] [-n REQS] "
+			     "[-C SERVER]");
+		}
+	}
+	addr.sin_port = htons(port);
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = xcalloc(nconn, sizeof(int));
+	for (i = 0; i < nconn; i++) {
+		fd[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		for (tries = 0; tries < 100; tries++) {
+			if (!connect(fd[i], (struct sockaddr *)&addr,
+				     sizeof(addr)))
+				break;
+			usleep(50000);
+		}
+		if (tries == 100)
+			fail("httpc: connect to %d: %s", port, strerror(errno));
+	}
+	if (!server) {
+		exchange(fd, nconn, nreq);
+	} else {
+		/*
+		 * One vCPU runs both: the server, woken by the first request
+		 * of a round, would take the CPU then or a few requests
+		 * later, as the scheduler's clock has it.  A real-time client
+		 * is never preempted: it writes the whole round, and the
+		 * server finds every request of it in one wait, run after
+		 * run.
+		 */
+		struct sched_param sp = { .sched_priority = 1 };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			die("httpc: SCHED_FIFO: %s", strerror(errno));
+		exchange(fd, nconn, nconn);
+		for (rep = 1; rep <= opt.reps; rep++) {
+			settle();
+			MARK(MARK_BEGIN);
+			exchange(fd, nconn, nreq);
+			MARK(MARK_END);
+			counted("wl=http server=%s conns=%d mech=%s rep=%d "
+				"events=%d", server, nconn, server, rep, nreq);
+		}
+	}
+	for (i = 0; i < nconn; i++) {
+		/* Nothing, or the end of a server that served them all. */
+		if (recv(fd[i], &byte, 1, MSG_DONTWAIT) > 0)
+			fail("httpc: connection %d: a response more than the "
+			     "requests", i);
 		close(fd[i]);
+	}
 	free(fd);
 	if (!opt.smoke)
-		printf("httpc: %d responses checked\n", done);
+		printf("httpc: %d responses checked\n",
+		       server ? nconn + opt.reps * nreq : nreq);
 	return 0;
 }
