@@ -116,6 +116,8 @@ struct kevent_callbacks {
  *	that holds it, or on the direct ring's list of posted kevents, under
  *	the queue's ready lock
  * @storage_entry: on &kevent_storage.list, under its lock
+ * @next_cached: once freed, the next registration of its queue's cache,
+ *	under the queue's mutex (kevent_free())
  * @st: the storage @k is attached to, or NULL once detached
  * @queue: the queue @k belongs to
  * @cb: the callbacks of @k's type
@@ -132,7 +134,10 @@ struct kevent_callbacks {
 struct kevent {
 	struct hlist_node index_node;
 	struct list_head ready_entry;
-	struct list_head storage_entry;
+	union {
+		struct list_head storage_entry;
+		struct kevent *next_cached;
+	};
 	struct kevent_storage __rcu *st;
 	struct kevent_queue *queue;
 	const struct kevent_callbacks *cb;

@@ -60,7 +60,8 @@
  *
  * The mutex serializes what a queue does in process context: kevent_ctl(),
  * the harvests of kevent_get_events() and kevent_wait(), kevent_commit(),
- * the recheck of poll() on the queue and release.  It may be held across
+ * the recheck of poll() on the queue and release; every registration is
+ * allocated and freed under it, from and to the queue's cache.  It may be held across
  * copies to and from userspace, and it is taken killably where a user
  * asks for it.  Objects never take it: they notify and die under their
  * storage's lock alone.
@@ -84,6 +85,8 @@
  * harvest has a kevent in transit while consumed slots are given back.
  */
 
+#include <linux/kasan.h>
+#include <linux/nospec.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -128,12 +131,21 @@ struct kevent *kevent_alloc(struct kevent_queue *q,
 			    const struct ukevent *uk)
 {
 	struct kevent *k;
+	u32 type;
 	int err;
 
 	err = kevent_charge(q->user);
 	if (err)
 		return ERR_PTR(err);
-	k = kmem_cache_alloc(kevent_cache_of(uk->type), GFP_KERNEL);
+	type = array_index_nospec(uk->type, KEVENT_MAX);
+	k = q->cache[type];
+	if (k) {
+		kasan_unpoison_object_data(kevent_cache_of(type), k);
+		q->cache[type] = k->next_cached;
+		q->cached--;
+	} else {
+		k = kmem_cache_alloc(kevent_cache_of(type), GFP_KERNEL);
+	}
 	if (!k) {
 		kevent_uncharge(q->user);
 		return ERR_PTR(-ENOMEM);
@@ -156,10 +168,46 @@ struct kevent *kevent_alloc(struct kevent_queue *q,
 	return k;
 }
 
+/*
+ * Into the queue's cache, whose objects stay charged to the memory
+ * cgroup, and poisoned for KASAN as if freed; beyond KEVENT_CACHE_MAX,
+ * back to the slab.
+ */
 static void kevent_free(struct kevent_queue *q, struct kevent *k)
 {
+	struct kmem_cache *cache = kevent_cache_of(k->uk.type);
+	u32 type = k->uk.type;
+
+	lockdep_assert_held(&q->mutex);
+
 	kevent_uncharge(q->user);
-	kmem_cache_free(kevent_cache_of(k->uk.type), k);
+	if (q->cached >= KEVENT_CACHE_MAX) {
+		kmem_cache_free(cache, k);
+		return;
+	}
+	k->next_cached = q->cache[type];
+	q->cache[type] = k;
+	q->cached++;
+	kasan_poison_object_data(cache, k);
+}
+
+/**
+ * kevent_cache_drain - give a queue's cached registrations back
+ * @q: the queue, being released
+ */
+void kevent_cache_drain(struct kevent_queue *q)
+{
+	struct kevent *k;
+	u32 type;
+
+	for (type = 0; type < KEVENT_MAX; type++) {
+		while ((k = q->cache[type])) {
+			kasan_unpoison_object_data(kevent_cache_of(type), k);
+			q->cache[type] = k->next_cached;
+			kmem_cache_free(kevent_cache_of(type), k);
+		}
+	}
+	q->cached = 0;
 }
 
 /*

@@ -103,6 +103,12 @@ struct kevent_index {
 	struct hlist_head first[1 << KEVENT_INDEX_MIN_BITS];
 };
 
+/*
+ * Registrations freed by a queue are kept, up to this many, for its
+ * next ADDs: a removal and an addition then cost no allocator call.
+ */
+#define KEVENT_CACHE_MAX	1024
+
 /**
  * struct kevent_queue - a kevent queue, the private data of its file
  * @mutex: serializes kevent_ctl(), harvests and commits; protects @index
@@ -132,6 +138,9 @@ struct kevent_index {
  * @uidx: first slot not committed
  * @used: slots written and not committed
  * @over: times @uidx wrapped to 0
+ * @cache: freed registrations of each type, linked by
+ *	&kevent.next_cached, under @mutex
+ * @cached: how many, at most KEVENT_CACHE_MAX
  * @batch: the batch of the harvest under way, under @mutex.  Not on the
  *	harvest's stack: that kilobyte would be zeroed at every call where
  *	the kernel initializes its stack variables (INIT_STACK_ALL_ZERO,
@@ -163,6 +172,9 @@ struct kevent_queue {
 	unsigned int uidx;
 	unsigned int used;
 	unsigned int over;
+
+	struct kevent *cache[KEVENT_MAX];
+	unsigned int cached;
 
 	struct kevent_batch batch;
 };
@@ -238,6 +250,7 @@ unsigned int kevent_count_ready(struct kevent_queue *q, unsigned int want,
 				bool nested);
 void kevent_remove(struct kevent_queue *q, struct kevent *k);
 void kevent_remove_all(struct kevent_queue *q);
+void kevent_cache_drain(struct kevent_queue *q);
 void kevent_direct_reap(struct kevent_queue *q);
 
 /* ctl.c */

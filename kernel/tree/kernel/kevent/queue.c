@@ -95,6 +95,7 @@ static int kevent_release(struct inode *inode, struct file *file)
 
 	mutex_lock(&q->mutex);
 	kevent_remove_all(q);
+	kevent_cache_drain(q);
 	mutex_unlock(&q->mutex);
 	irq_work_sync(&q->poll_work);
 	/* No kevent is attached: nothing writes a direct ring any more. */
