@@ -203,20 +203,19 @@ static int getev_wait(uint64_t *tokens, int max)
 static int direct_wait(uint64_t *tokens, int max)
 {
 	struct kevent_ring_tail *t = kevent_ring_tail(kring, RING_SIZE);
-	__u32 tail;
-	int n = 0;
+	static struct ukevent ev[1024];
+	unsigned int n, i;
 
 	kq_flush();
-	if (__atomic_load_n(&t->ktail, __ATOMIC_ACQUIRE) == kuidx ||
+	if (__atomic_load_n(&t->ktail, __ATOMIC_ACQUIRE) == t->uhead ||
 	    (__atomic_load_n(&t->flags, __ATOMIC_RELAXED) &
 	     KEVENT_RING_F_PENDING)) {
-		if (kevent_wait(kq, RING_SIZE, kuidx, NULL, 0) < 0)
+		if (kevent_wait(kq, RING_SIZE, t->uhead, NULL, 0) < 0)
 			return errno == EINTR ? 0 : -1;
 	}
-	tail = __atomic_load_n(&t->ktail, __ATOMIC_ACQUIRE);
-	for (; kuidx != tail && n < max; kuidx++)
-		tokens[n++] = kring->event[kuidx & (RING_SIZE - 1)].ptr;
-	__atomic_store_n(&t->uhead, kuidx, __ATOMIC_RELEASE);
+	n = kevent_ring_take(kring, RING_SIZE, ev, max < 1024 ? max : 1024);
+	for (i = 0; i < n; i++)
+		tokens[i] = ev[i].ptr;
 	return n;
 }
 
