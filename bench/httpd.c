@@ -630,8 +630,8 @@ int wl_httpc(int argc, char **argv)
 			MARK(MARK_BEGIN);
 			exchange(fd, nconn, nreq);
 			MARK(MARK_END);
-			counted("wl=http server=%s conns=%d mech=%s rep=%d "
-				"events=%d", server, nconn, server, rep, nreq);
+			counted("wl=http conns=%d mech=%s rep=%d events=%d",
+				nconn, server, rep, nreq);
 		}
 	}
 	for (i = 0; i < nconn; i++) {

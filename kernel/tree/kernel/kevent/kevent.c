@@ -115,6 +115,19 @@ struct kevent *kevent_lookup(struct kevent_queue *q, const struct ukevent *uk)
 	return k && !kevent_dead(k) ? k : NULL;
 }
 
+/* A registration of @type that @q freed, taken back from its cache. */
+static struct kevent *kevent_cache_pop(struct kevent_queue *q, u32 type)
+{
+	struct kevent *k = q->cache[type];
+
+	if (!k)
+		return NULL;
+	kasan_unpoison_object_data(kevent_cache_of(type), k);
+	q->cache[type] = k->next_cached;
+	q->cached--;
+	return k;
+}
+
 /**
  * kevent_alloc - a new registration, not yet indexed or attached
  * @q: its queue
@@ -139,14 +152,8 @@ struct kevent *kevent_alloc(struct kevent_queue *q,
 	if (err)
 		return ERR_PTR(err);
 	type = array_index_nospec(uk->type, KEVENT_MAX);
-	k = q->cache[type];
-	if (k) {
-		kasan_unpoison_object_data(kevent_cache_of(type), k);
-		q->cache[type] = k->next_cached;
-		q->cached--;
-	} else {
-		k = kmem_cache_alloc(kevent_cache_of(type), GFP_KERNEL);
-	}
+	k = kevent_cache_pop(q, type) ?:
+	    kmem_cache_alloc(kevent_cache_of(type), GFP_KERNEL);
 	if (!k) {
 		kevent_uncharge(q->user);
 		return ERR_PTR(-ENOMEM);
@@ -201,14 +208,9 @@ void kevent_cache_drain(struct kevent_queue *q)
 	struct kevent *k;
 	u32 type;
 
-	for (type = 0; type < KEVENT_MAX; type++) {
-		while ((k = q->cache[type])) {
-			kasan_unpoison_object_data(kevent_cache_of(type), k);
-			q->cache[type] = k->next_cached;
+	for (type = 0; type < KEVENT_MAX; type++)
+		while ((k = kevent_cache_pop(q, type)))
 			kmem_cache_free(kevent_cache_of(type), k);
-		}
-	}
-	q->cached = 0;
 }
 
 /*
