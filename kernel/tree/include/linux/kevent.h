@@ -129,6 +129,9 @@ struct kevent_callbacks {
  *	&kevent_callbacks.enqueue, before it attaches @k, for one kevent
  * @ring_pos: the free-running position of @k's slot in a direct ring,
  *	while KEVENT_STATE_POSTED, under the queue's ready lock
+ * @reported_by: on a queue without a direct ring, the call that last
+ *	reported @k held by no list, numbered as &kevent_sink.call, under
+ *	the queue's ready lock
  * @priv: @cb->priv_size bytes for the source
  */
 struct kevent {
@@ -144,7 +147,10 @@ struct kevent {
 	struct ukevent uk;
 	unsigned int state;
 	bool confirm;
-	u64 ring_pos;
+	union {
+		u64 ring_pos;
+		u64 reported_by;
+	};
 	unsigned long priv[];
 };
 

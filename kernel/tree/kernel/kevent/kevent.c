@@ -171,7 +171,7 @@ struct kevent *kevent_alloc(struct kevent_queue *q,
 	k->uk.ret_data[1] = 0;
 	k->state = 0;
 	k->confirm = cb->flags & KEVENT_CALLBACKS_RECHECK;
-	k->ring_pos = 0;
+	k->ring_pos = 0;	/* and reported_by */
 	memset(k->priv, 0, cb->priv_size);
 	return k;
 }
@@ -697,20 +697,38 @@ static bool kevent_confirm(struct kevent_queue *q, struct kevent *k,
 	return false;
 }
 
-/* Take up to @want kevents off the ready list into @b. */
+/* @k, off every list, is held by the call of @sink until it ends. */
+static void kevent_hold_locked(struct kevent *k, struct kevent_sink *sink)
+{
+	lockdep_assert_held(&k->queue->ready_lock);
+
+	k->state |= KEVENT_STATE_HELD;
+	list_add_tail(&k->ready_entry, &sink->held);
+}
+
+/*
+ * Take up to @want kevents off the ready list into @b.  One that this
+ * harvest reported already, and that was notified again since, is held
+ * instead, its event pending, to be queued again when the call ends.
+ */
 static void kevent_take_batch(struct kevent_queue *q, struct kevent_batch *b,
-			      unsigned int want)
+			      unsigned int want, struct kevent_sink *sink)
 {
 	struct kevent *k;
 
 	spin_lock_irq(&q->ready_lock);
-	for (b->n = 0; b->n < want; b->n++) {
-		k = list_first_entry_or_null(&q->ready, struct kevent,
-					     ready_entry);
-		if (!k)
-			break;
+	b->n = 0;
+	while (b->n < want &&
+	       (k = list_first_entry_or_null(&q->ready, struct kevent,
+					     ready_entry))) {
 		list_del_init(&k->ready_entry);
 		q->ready_num--;
+		if (sink->call && k->reported_by == sink->call) {
+			k->state &= ~KEVENT_STATE_READY;
+			k->state |= KEVENT_STATE_AGAIN;
+			kevent_hold_locked(k, sink);
+			continue;
+		}
 		b->k[b->n] = k;
 		b->state[b->n] = k->state;
 		k->state &= ~(KEVENT_STATE_READY | KEVENT_STATE_AGAIN);
@@ -718,6 +736,7 @@ static void kevent_take_batch(struct kevent_queue *q, struct kevent_batch *b,
 		b->filled[b->n] = !kevent_needs_check(k, b->state[b->n]);
 		if (b->filled[b->n])
 			kevent_fill_locked(k, &b->out[b->n]);
+		b->n++;
 	}
 	spin_unlock_irq(&q->ready_lock);
 }
@@ -788,6 +807,14 @@ static unsigned int kevent_sink_put_batch(struct kevent_queue *q,
  * its next notification.  In a direct ring the slot holds it instead,
  * see kevent_direct_reap(); one whose slot was consumed already, and
  * that was notified meanwhile, is queued at once.
+ *
+ * A call ends with the harvest that brings it to @sink->min events, and
+ * no other call harvests meanwhile (the mutex): an edge-triggered kevent
+ * reported from there on, with nothing pending, waits for its next
+ * notification at once, on no list.  Its reported_by, the call's number
+ * given at the first such kevent, keeps the rest of this harvest from
+ * reporting it again (kevent_take_batch()), and the call's end has no
+ * list to walk.
  */
 static void kevent_complete_batch(struct kevent_queue *q,
 				  struct kevent_batch *b, unsigned int n,
@@ -815,10 +842,17 @@ static void kevent_complete_batch(struct kevent_queue *q,
 		if (q->direct) {
 			k->state &= ~KEVENT_STATE_AGAIN;
 			kevent_direct_enqueue_locked(q, k);
-		} else {
-			k->state |= KEVENT_STATE_HELD;
-			list_add_tail(&k->ready_entry, &sink->held);
+			continue;
 		}
+		if ((k->state & KEVENT_STATE_AGAIN) ||
+		    !(k->uk.req_flags & KEVENT_REQ_ET) ||
+		    sink->done + i + 1 < sink->min) {
+			kevent_hold_locked(k, sink);
+			continue;
+		}
+		if (!sink->call)
+			sink->call = ++q->calls;
+		k->reported_by = sink->call;
 	}
 	spin_unlock_irq(&q->ready_lock);
 
@@ -836,6 +870,7 @@ void kevent_sink_init(struct kevent_sink *sink)
 	sink->done = 0;
 	sink->fault = false;
 	INIT_LIST_HEAD(&sink->held);
+	sink->call = 0;
 }
 
 /**
@@ -857,7 +892,7 @@ void kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink)
 	while (sink->done < sink->max) {
 		kevent_take_batch(q, b, min_t(unsigned int,
 					      sink->max - sink->done,
-					      KEVENT_HARVEST_BATCH));
+					      KEVENT_HARVEST_BATCH), sink);
 		if (!b->n)
 			break;
 		/* Those that need a check: ask their source, keep the ready. */

@@ -141,6 +141,8 @@ struct kevent_index {
  * @cache: freed registrations of each type, linked by
  *	&kevent.next_cached, under @mutex
  * @cached: how many, at most KEVENT_CACHE_MAX
+ * @calls: the calls that numbered themselves so far (&kevent_sink.call),
+ *	under @mutex
  * @batch: the batch of the harvest under way, under @mutex.  Not on the
  *	harvest's stack: that kilobyte would be zeroed at every call where
  *	the kernel initializes its stack variables (INIT_STACK_ALL_ZERO,
@@ -176,6 +178,7 @@ struct kevent_queue {
 	struct kevent *cache[KEVENT_MAX];
 	unsigned int cached;
 
+	u64 calls;
 	struct kevent_batch batch;
 };
 
@@ -184,20 +187,26 @@ struct kevent_queue {
  * @buf: the caller's array, unless @to_ring
  * @to_ring: the ring is the destination, not @buf
  * @want: the most events the call asks for
+ * @min: the call returns once it has taken this many
  * @max: the most events to take, @want or fewer where the ring is full
  * @done: events taken so far
  * @fault: a copy failed; the event stays at the head of the ready list
  * @held: kevents reported by this call that would be ready again; they
  *	are requeued when the call ends, so that no call reports one twice
+ * @call: the number of this call among the queue's (&kevent_queue.calls),
+ *	the &kevent.reported_by of the edge-triggered kevents it reports
+ *	held by no list (kevent_complete_batch()); 0 until the first
  */
 struct kevent_sink {
 	struct ukevent __user *buf;
 	bool to_ring;
 	unsigned int want;
+	unsigned int min;
 	unsigned int max;
 	unsigned int done;
 	bool fault;
 	struct list_head held;
+	u64 call;
 };
 
 /* queue.c */

@@ -238,7 +238,7 @@ static int kevent_sleep(struct kevent_waiter *w, struct kevent_deadline *d)
 }
 
 /*
- * Take events into @sink once @min of them are ready, or @d passed, or
+ * Take events into @sink once @sink->min are ready, or @d passed, or
  * the queue was kicked, or a commit came (for a ring), sleeping until
  * then: nothing is taken, and consumed, while the wait goes on, so that
  * other threads may have what this one cannot use yet.  The ready count
@@ -248,10 +248,10 @@ static int kevent_sleep(struct kevent_waiter *w, struct kevent_deadline *d)
  * call if @sink took nothing.
  */
 static int kevent_harvest_wait(struct kevent_queue *q, struct kevent_sink *sink,
-			       unsigned int min, struct kevent_waiter *w,
+			       struct kevent_waiter *w,
 			       struct kevent_deadline *d)
 {
-	unsigned int need, queued;
+	unsigned int min = sink->min, need, queued;
 	bool last, ready;
 	int ret;
 
@@ -362,7 +362,9 @@ long kevent_get_events(int fd, unsigned int min_nr, unsigned int max_nr,
 		       struct ukevent __user *buf, unsigned int flags,
 		       const u64 *expires)
 {
-	struct kevent_sink sink = { .buf = buf, .want = max_nr, .max = max_nr };
+	struct kevent_sink sink = {
+		.buf = buf, .want = max_nr, .max = max_nr, .min = min_nr,
+	};
 	struct kevent_deadline d;
 	struct kevent_waiter w;
 	struct kevent_queue *q;
@@ -387,7 +389,7 @@ long kevent_get_events(int fd, unsigned int min_nr, unsigned int max_nr,
 
 	kevent_waiter_init(&w, q);
 	kevent_sink_init(&sink);
-	ret = kevent_harvest_wait(q, &sink, min_nr, &w, &d);
+	ret = kevent_harvest_wait(q, &sink, &w, &d);
 	kevent_sink_finish(q, &sink);
 	if (sink.done)
 		ret = sink.done;
@@ -426,7 +428,7 @@ long kevent_wait(int fd, unsigned int num, unsigned int old_uidx,
 		 const struct __kernel_timespec __user *timeout,
 		 unsigned int flags, const u64 *expires)
 {
-	struct kevent_sink sink = { .to_ring = true, .want = num };
+	struct kevent_sink sink = { .to_ring = true, .want = num, .min = 1 };
 	struct kevent_deadline d;
 	struct kevent_waiter w;
 	struct kevent_queue *q;
@@ -457,7 +459,7 @@ long kevent_wait(int fd, unsigned int num, unsigned int old_uidx,
 		ret = kevent_direct_wait(q, &sink, &w, &d);
 	} else if (num) {
 		/* Up to num events, as soon as there is one. */
-		ret = kevent_harvest_wait(q, &sink, 1, &w, &d);
+		ret = kevent_harvest_wait(q, &sink, &w, &d);
 	} else {
 		/* Only wait: for a ready event, room, a commit or a kick. */
 		while (!kevent_waiter_done(&w) && !kevent_deadline_passed(&d) &&
