@@ -192,7 +192,38 @@ void kevent_storage_release(struct kevent_storage *st, int err);
 int kevent_storage_attach(struct kevent_storage *st, struct kevent *k);
 void kevent_storage_detach(struct kevent *k);
 int kevent_storage_call(struct kevent *k, int (*fn)(struct kevent *k));
-void kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint);
+void __kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint);
+
+/**
+ * kevent_storage_notify - an object reports that @event happened
+ * @st: the object's storage
+ * @event: the event bits that happened
+ * @hint: what happened, for the source's &kevent_callbacks.event
+ *
+ * Every kevent attached to @st that asks for one of the bits is asked
+ * whether it is ready (&kevent_callbacks.event; without one, it is), and
+ * queued ready or broken if so.  Callable from any context.  Inline: a
+ * notification of bits nobody asked for, a pipe's every read where
+ * kevents wait for data, costs a test and no call.
+ */
+static inline void kevent_storage_notify(struct kevent_storage *st,
+					 u32 event, void *hint)
+{
+	if (!(READ_ONCE(st->events) & event)) {
+		/*
+		 * Pairs with the barrier of kevent_storage_want(): the
+		 * caller changed the object before this, so either the
+		 * bits of a kevent being added are seen now, or its check
+		 * sees the change.  Only the path that skips the lock
+		 * needs it.
+		 */
+		smp_mb();
+		if (!(READ_ONCE(st->events) & event))
+			return;
+	}
+	__kevent_storage_notify(st, event, hint);
+}
+
 void kevent_ready(struct kevent *k, int ret);
 
 void kevent_count_add(atomic_t *count, u64 n);

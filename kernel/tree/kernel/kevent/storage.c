@@ -21,7 +21,7 @@
  * notifier changed its object before it reads the union, a kevent adds
  * its bits before it reads the object: a full barrier on each side
  * makes one of them see the other (kevent_storage_want() and
- * kevent_storage_notify()).
+ * kevent_storage_notify(), inline in <linux/kevent.h>).
  */
 
 #include <linux/rcupdate.h>
@@ -209,33 +209,20 @@ int kevent_storage_call(struct kevent *k, int (*fn)(struct kevent *k))
 }
 
 /**
- * kevent_storage_notify - an object reports that @event happened
+ * __kevent_storage_notify - the walk of kevent_storage_notify()
  * @st: the object's storage
- * @event: the event bits that happened
+ * @event: the event bits that happened, some of which a kevent asks for
  * @hint: what happened, for the source's &kevent_callbacks.event
  *
- * Every kevent attached to @st that asks for one of the bits is asked
- * whether it is ready (&kevent_callbacks.event; without one, it is), and
- * queued ready or broken if so.  Callable from any context.
+ * Use kevent_storage_notify(), which skips a notification nobody asked
+ * for without the call.
  */
-void kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint)
+void __kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint)
 {
 	unsigned long flags;
 	struct kevent *k;
 	int ret;
 
-	if (!(READ_ONCE(st->events) & event)) {
-		/*
-		 * Pairs with the barrier of kevent_storage_want(): the
-		 * caller changed the object before this, so either the
-		 * bits of a kevent being added are seen now, or its check
-		 * sees the change.  Only the path that skips the lock
-		 * needs it.
-		 */
-		smp_mb();
-		if (!(READ_ONCE(st->events) & event))
-			return;
-	}
 	spin_lock_irqsave(&st->lock, flags);
 	list_for_each_entry(k, &st->list, storage_entry) {
 		if (!(READ_ONCE(k->uk.event) & event))
