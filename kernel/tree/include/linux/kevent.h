@@ -123,6 +123,7 @@ struct kevent_callbacks {
  * @cb: the callbacks of @k's type
  * @uk: the request as userspace made it, and its return fields
  * @state: KEVENT_STATE_* bits, under the queue's ready lock
+ * @index_state: KEVENT_INDEX_* bits, changed atomically
  * @confirm: its notifications may be spurious: ask its source
  *	(&kevent_callbacks.check) before each report.  Set for every kevent
  *	of a source with KEVENT_CALLBACKS_RECHECK, or by the source's
@@ -146,6 +147,7 @@ struct kevent {
 	const struct kevent_callbacks *cb;
 	struct ukevent uk;
 	unsigned int state;
+	atomic_t index_state;
 	bool confirm;
 	union {
 		u64 ring_pos;

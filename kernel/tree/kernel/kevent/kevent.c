@@ -12,7 +12,7 @@
  * registrations (kevent_free()).
  *
  * The index (index.c) finds a registration by its key, (type, id, user
- * data).  One whose object went away (KEVENT_STATE_DEAD) is no longer
+ * data).  One whose object went away (KEVENT_INDEX_DEAD) is no longer
  * found: it stays in the index only until it is reported or a new
  * registration takes its key.
  */
@@ -96,11 +96,6 @@
 
 #include "kevent.h"
 
-static bool kevent_dead(const struct kevent *k)
-{
-	return READ_ONCE(k->state) & KEVENT_STATE_DEAD;
-}
-
 /**
  * kevent_lookup - the registration a request names
  * @q: the queue, its mutex held
@@ -170,6 +165,7 @@ struct kevent *kevent_alloc(struct kevent_queue *q,
 	k->uk.ret_data[0] = 0;
 	k->uk.ret_data[1] = 0;
 	k->state = 0;
+	atomic_set(&k->index_state, 0);
 	k->confirm = cb->flags & KEVENT_CALLBACKS_RECHECK;
 	k->ring_pos = 0;	/* and reported_by */
 	memset(k->priv, 0, cb->priv_size);
@@ -400,14 +396,14 @@ void kevent_object_gone(struct kevent *k, int err)
 {
 	struct kevent_queue *q = k->queue;
 	unsigned long flags;
+	int old;
 
+	/* See kevent_indexed(). */
+	old = atomic_fetch_or(KEVENT_INDEX_DEAD, &k->index_state);
+	if ((old & (KEVENT_INDEX_IN | KEVENT_INDEX_DEAD)) == KEVENT_INDEX_IN)
+		atomic_dec(&q->count);
 	spin_lock_irqsave(&q->ready_lock, flags);
 	kevent_broken_locked(k, err);
-	if (!(k->state & KEVENT_STATE_DEAD)) {
-		k->state |= KEVENT_STATE_DEAD;
-		if (k->state & KEVENT_STATE_INDEXED)
-			atomic_dec(&q->count);
-	}
 	kevent_notified_locked(q, k);
 	spin_unlock_irqrestore(&q->ready_lock, flags);
 }
@@ -477,18 +473,20 @@ void kevent_kick(struct kevent_queue *q)
  * @in: true if it entered
  *
  * &kevent_queue.count counts the kevents in the index whose object has
- * not gone away; the ready lock orders this against kevent_object_gone().
+ * not gone away.  This and kevent_object_gone(), which may run at the
+ * same time, each change one bit of @k->index_state atomically, and the
+ * count only if the other bit allowed it: a change is counted once.
  */
 static void kevent_indexed(struct kevent_queue *q, struct kevent *k, bool in)
 {
-	spin_lock_irq(&q->ready_lock);
+	int old;
+
 	if (in)
-		k->state |= KEVENT_STATE_INDEXED;
+		old = atomic_fetch_or(KEVENT_INDEX_IN, &k->index_state);
 	else
-		k->state &= ~KEVENT_STATE_INDEXED;
-	if (!(k->state & KEVENT_STATE_DEAD))
+		old = atomic_fetch_andnot(KEVENT_INDEX_IN, &k->index_state);
+	if (!(old & KEVENT_INDEX_DEAD))
 		atomic_add(in ? 1 : -1, &q->count);
-	spin_unlock_irq(&q->ready_lock);
 }
 
 static void kevent_unindex(struct kevent_queue *q, struct kevent *k)

@@ -61,11 +61,24 @@ enum {
 	KEVENT_STATE_BROKEN	= 0x10,	/* the object failed or went away */
 	KEVENT_STATE_RECHECK	= 0x20,	/* requeued level-triggered */
 	KEVENT_STATE_HELD	= 0x40,	/* reported, held until the call ends */
-	KEVENT_STATE_DEAD	= 0x80,	/* the object went away: not found */
-	KEVENT_STATE_INDEXED	= 0x100,	/* in the queue's index */
-	KEVENT_STATE_CHECKING	= 0x200,	/* READY, its source being asked */
-	KEVENT_STATE_POSTED	= 0x400,	/* in a slot of the direct ring */
+	KEVENT_STATE_CHECKING	= 0x80,	/* READY, its source being asked */
+	KEVENT_STATE_POSTED	= 0x100,	/* in a slot of the direct ring */
 };
+
+/*
+ * Bits of &kevent.index_state, each set or cleared by one atomic
+ * operation, whose old value tells who changes &kevent_queue.count.
+ */
+enum {
+	KEVENT_INDEX_IN		= 0x1,	/* in the queue's index */
+	KEVENT_INDEX_DEAD	= 0x2,	/* the object went away: not found */
+};
+
+/* Has @k's object gone away?  Then its queue's lookups skip it. */
+static inline bool kevent_dead(const struct kevent *k)
+{
+	return atomic_read(&k->index_state) & KEVENT_INDEX_DEAD;
+}
 
 /*
  * A harvest takes up to KEVENT_HARVEST_BATCH kevents off the ready list

@@ -174,14 +174,12 @@ static void kevent_show_fdinfo(struct seq_file *m, struct file *file)
 		seq_puts(m, "direct:\t1\n");
 	for (i = 0; i < 1U << q->index.bits; i++)
 		hlist_for_each_entry(k, &q->index.buckets[i], index_node) {
-			unsigned int state = READ_ONCE(k->state);
-
-			if (state & KEVENT_STATE_DEAD)
+			if (kevent_dead(k))
 				continue;
 			seq_printf(m, "kevent:\ttype %u id %llx event %x req_flags %x user %llx ready %u\n",
 				   k->uk.type, k->uk.id.raw_u64, READ_ONCE(k->uk.event),
 				   READ_ONCE(k->uk.req_flags), k->uk.ptr,
-				   !!(state & KEVENT_STATE_READY));
+				   !!(READ_ONCE(k->state) & KEVENT_STATE_READY));
 			if (fatal_signal_pending(current) || seq_has_overflowed(m))
 				goto out;
 			cond_resched();
