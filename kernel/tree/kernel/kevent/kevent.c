@@ -6,7 +6,8 @@
  * attached to its object (kevent_enqueue()) and put in its queue's index
  * (kevent_insert()).  Its object's notifications put it on the ready
  * list (kevent_ready()); a harvest takes it off, asks its source where
- * need be, reports it and holds it until the call ends (kevent_harvest(),
+ * need be, reports it and, unless it is edge-triggered with nothing
+ * pending, holds it until the call ends (kevent_harvest(),
  * kevent_sink_finish()); it leaves with kevent_remove(), which detaches,
  * unqueues, unindexes and frees it, into the queue's cache of freed
  * registrations (kevent_free()).
