@@ -122,6 +122,49 @@ static const kevent_ctl_fn kevent_ctl_fns[] = {
 	[KEVENT_CTL_READY]	= kevent_ctl_ready,
 };
 
+/* A request in, each field read in one window of user access. */
+static int kevent_get_request(struct ukevent *uk,
+			      const struct ukevent __user *src)
+{
+	if (!user_read_access_begin(src, sizeof(*src)))
+		return -EFAULT;
+	unsafe_get_user(uk->id.raw_u64, &src->id.raw_u64, fault);
+	unsafe_get_user(uk->type, &src->type, fault);
+	unsafe_get_user(uk->event, &src->event, fault);
+	unsafe_get_user(uk->req_flags, &src->req_flags, fault);
+	unsafe_get_user(uk->ret_flags, &src->ret_flags, fault);
+	unsafe_get_user(uk->ret_data[0], &src->ret_data[0], fault);
+	unsafe_get_user(uk->ret_data[1], &src->ret_data[1], fault);
+	unsafe_get_user(uk->ptr, &src->ptr, fault);
+	user_read_access_end();
+	return 0;
+fault:
+	user_read_access_end();
+	return -EFAULT;
+}
+
+/*
+ * A request's result back into its own entry: a command changes only
+ * the ret_ fields of the request it copies back.
+ */
+static int kevent_put_result(struct ukevent __user *dst,
+			     const struct ukevent *uk)
+{
+	if (!user_write_access_begin(dst, sizeof(*dst)))
+		return -EFAULT;
+	unsafe_put_user(uk->ret_flags, &dst->ret_flags, fault);
+	unsafe_put_user(uk->ret_data[0], &dst->ret_data[0], fault);
+	unsafe_put_user(uk->ret_data[1], &dst->ret_data[1], fault);
+	user_write_access_end();
+	return 0;
+fault:
+	user_write_access_end();
+	return -EFAULT;
+}
+
+/* Entries a call runs between two chances to reschedule. */
+#define KEVENT_CTL_RESCHED_EVERY	16
+
 /*
  * Run @fn on each of the @num entries of @arg, in order.  Entries to be
  * copied back are written compacted to the front of @arg, in order; for
@@ -134,18 +177,25 @@ static long kevent_ctl_each(struct kevent_queue *q, kevent_ctl_fn fn,
 {
 	unsigned int i, copied = 0;
 	struct ukevent uk;
+	int err;
 
 	for (i = 0; i < num; i++) {
-		if (copy_from_user(&uk, &arg[i], sizeof(uk)))
+		if (kevent_get_request(&uk, &arg[i]))
 			return -EFAULT;
 		if (fn(q, &uk)) {
-			if (copy_to_user(&arg[copied], &uk, sizeof(uk)))
-				return -EFAULT;
+			if (copied == i)
+				err = kevent_put_result(&arg[i], &uk);
+			else
+				err = copy_to_user(&arg[copied], &uk,
+						   sizeof(uk)) ? -EFAULT : 0;
+			if (err)
+				return err;
 			copied++;
 		}
 		if (fatal_signal_pending(current))
 			return -EINTR;
-		cond_resched();
+		if (i % KEVENT_CTL_RESCHED_EVERY == KEVENT_CTL_RESCHED_EVERY - 1)
+			cond_resched();
 	}
 	return copied;
 }
