@@ -42,11 +42,12 @@ struct kevent_pipe {
 };
 
 /*
- * Is @k ready?  Under the storage lock, which keeps the pipe alive.
+ * Is @k ready?  Under the storage lock, which keeps the pipe alive, or
+ * at the ADD, under the reference to the pipe's file.
  *
  * The ring's indexes are read without the pipe's locks, as pipe_poll()
  * reads them: each change of the pipe notifies after it, and that
- * notification, serialized with this one by the storage lock, reads
+ * notification, which finds @k attached once this check may run, reads
  * the indexes again.  F_SETPIPE_SZ renumbers both indexes at once, so a
  * read that overlaps it may pair an old one with a new one; it notifies
  * RECV and SEND afterwards, which decides every kevent of the pipe
@@ -148,8 +149,12 @@ static int kevent_pipe_enqueue(struct kevent *k)
 	err = kevent_pipe_attach(pipe, k);
 	if (err)
 		goto out;
-	/* A pipe broken already is reported as the entry's error. */
-	err = kevent_pipe_check(k);
+	/*
+	 * A pipe broken already is reported as the entry's error.  The
+	 * file's reference keeps the pipe alive: no need of the storage
+	 * lock, as kevent_pipe_check() takes it.
+	 */
+	err = kevent_pipe_state(k);
 	if (err < 0)
 		kevent_storage_detach(k);
 out:
