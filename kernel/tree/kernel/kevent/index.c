@@ -26,9 +26,10 @@ static bool kevent_key_equal(const struct ukevent *a, const struct ukevent *b)
 	       a->ptr == b->ptr;
 }
 
-static struct hlist_head *kevent_index_bucket(struct hlist_head *buckets,
-					      unsigned int bits,
-					      const struct ukevent *uk)
+/* Inline: an ADD hashes its key twice, a REMOVE once. */
+static __always_inline struct hlist_head *
+kevent_index_bucket(struct hlist_head *buckets, unsigned int bits,
+		    const struct ukevent *uk)
 {
 	u64 h = (uk->id.raw_u64 ^ uk->type) * GOLDEN_RATIO_64;
 

@@ -477,8 +477,10 @@ void kevent_kick(struct kevent_queue *q)
  * not gone away.  This and kevent_object_gone(), which may run at the
  * same time, each change one bit of @k->index_state atomically, and the
  * count only if the other bit allowed it: a change is counted once.
+ * Inline, with @in known, as the helpers of kevent_wake() are.
  */
-static void kevent_indexed(struct kevent_queue *q, struct kevent *k, bool in)
+static __always_inline void kevent_indexed(struct kevent_queue *q,
+					   struct kevent *k, bool in)
 {
 	int old;
 
