@@ -610,7 +610,13 @@ void kevent_remove(struct kevent_queue *q, struct kevent *k)
 	lockdep_assert_held(&q->mutex);
 
 	k->cb->dequeue(k);
-	kevent_unready(q, k, true);
+	/*
+	 * Detached, @k is changed only under the mutex we hold: one never
+	 * queued leaves without the ready lock.
+	 */
+	if (k->state & (KEVENT_STATE_READY | KEVENT_STATE_HELD |
+			KEVENT_STATE_POSTED))
+		kevent_unready(q, k, true);
 	kevent_unindex(q, k);
 	kevent_free(q, k);
 }
