@@ -9,6 +9,7 @@
 #include <linux/irq_work.h>
 #include <linux/kevent.h>
 #include <linux/mutex.h>
+#include <linux/nospec.h>
 #include <linux/wait.h>
 
 struct mm_struct;
@@ -231,9 +232,38 @@ struct kevent_queue *kevent_fdget(int fd, struct fd *f);
 /* abi.c */
 long kevent_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
-/* sources.c */
-const struct kevent_callbacks *kevent_callbacks_of(u32 type);
-struct kmem_cache *kevent_cache_of(u32 type);
+/*
+ * sources.c: the table of sources and the slab cache of each, read
+ * inline at every ADD and free
+ */
+extern const struct kevent_callbacks *const kevent_sources[KEVENT_MAX];
+extern struct kmem_cache *kevent_caches[KEVENT_MAX];
+
+/**
+ * kevent_callbacks_of - the event source of a type
+ * @type: ukevent.type, from userspace
+ *
+ * Return: the source's callbacks, or NULL if @type has none.
+ */
+static __always_inline const struct kevent_callbacks *
+kevent_callbacks_of(u32 type)
+{
+	if (type >= KEVENT_MAX)
+		return NULL;
+	return kevent_sources[array_index_nospec(type, KEVENT_MAX)];
+}
+
+/**
+ * kevent_cache_of - the slab cache of a source's registrations
+ * @type: a type that kevent_callbacks_of() has a source for
+ *
+ * Return: the cache, whose objects are a &struct kevent followed by the
+ * source's &kevent_callbacks.priv_size bytes.
+ */
+static __always_inline struct kmem_cache *kevent_cache_of(u32 type)
+{
+	return kevent_caches[array_index_nospec(type, KEVENT_MAX)];
+}
 
 /* index.c */
 void kevent_index_init(struct kevent_index *idx);

@@ -11,13 +11,12 @@
  */
 
 #include <linux/init.h>
-#include <linux/nospec.h>
 #include <linux/slab.h>
 
 #include "kevent.h"
 #include "sources.h"
 
-static const struct kevent_callbacks *const kevent_sources[KEVENT_MAX] = {
+const struct kevent_callbacks *const kevent_sources[KEVENT_MAX] = {
 #ifdef CONFIG_NET
 	[KEVENT_SOCKET]	= &kevent_socket_callbacks,
 #endif
@@ -30,32 +29,7 @@ static const struct kevent_callbacks *const kevent_sources[KEVENT_MAX] = {
 #endif
 };
 
-/**
- * kevent_callbacks_of - the event source of a type
- * @type: ukevent.type, from userspace
- *
- * Return: the source's callbacks, or NULL if @type has none.
- */
-const struct kevent_callbacks *kevent_callbacks_of(u32 type)
-{
-	if (type >= KEVENT_MAX)
-		return NULL;
-	return kevent_sources[array_index_nospec(type, KEVENT_MAX)];
-}
-
-static struct kmem_cache *kevent_caches[KEVENT_MAX];
-
-/**
- * kevent_cache_of - the slab cache of a source's registrations
- * @type: a type that kevent_callbacks_of() has a source for
- *
- * Return: the cache, whose objects are a &struct kevent followed by the
- * source's &kevent_callbacks.priv_size bytes.
- */
-struct kmem_cache *kevent_cache_of(u32 type)
-{
-	return kevent_caches[array_index_nospec(type, KEVENT_MAX)];
-}
+struct kmem_cache *kevent_caches[KEVENT_MAX] __ro_after_init;
 
 static int __init kevent_caches_init(void)
 {
