@@ -41,23 +41,11 @@ static bool kevent_add(struct kevent_queue *q, struct ukevent *uk)
 	err = kevent_validate(cb, uk);
 	if (err)
 		goto fail;
-	if (kevent_lookup_for_add(q, uk)) {
-		err = -EEXIST;
-		goto fail;
-	}
-
-	k = kevent_alloc(q, cb, uk);
-	if (IS_ERR(k)) {
-		err = PTR_ERR(k);
-		goto fail;
-	}
-	ready = kevent_enqueue(q, k);
+	ready = kevent_register(q, cb, uk, NULL, 0, &k);
 	if (ready < 0) {
 		err = ready;
 		goto fail;
 	}
-	kevent_insert(q, k);
-
 	if (!ready)
 		return false;
 	if (uk->req_flags & KEVENT_REQ_ALWAYS_QUEUE) {

@@ -41,25 +41,9 @@ int kevent_kernel_add(struct file *file, const struct ukevent *uk,
 		return -EINVAL;
 	if (mutex_lock_killable(&q->mutex))
 		return -EINTR;
-
-	if (kevent_lookup_for_add(q, uk)) {
-		ret = -EEXIST;
-		goto out;
-	}
-	k = kevent_alloc(q, cb, uk);
-	if (IS_ERR(k)) {
-		ret = PTR_ERR(k);
-		goto out;
-	}
-	memcpy(kevent_priv(k), priv, size);
-	ret = kevent_enqueue(q, k);
-	if (ret < 0)
-		goto out;
-	kevent_insert(q, k);
-	if (ret)
+	ret = kevent_register(q, cb, uk, priv, size, &k);
+	if (ret > 0)
 		kevent_ready(k, ret);
-	ret = 0;
-out:
 	mutex_unlock(&q->mutex);
-	return ret;
+	return min(ret, 0);
 }

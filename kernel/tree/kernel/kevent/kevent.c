@@ -136,9 +136,9 @@ static struct kevent *kevent_cache_pop(struct kevent_queue *q, u32 type)
  * ERR_PTR(-ENOSPC) if the user has reached fs.kevent.max_user_kevents,
  * or ERR_PTR(-ENOMEM).
  */
-struct kevent *kevent_alloc(struct kevent_queue *q,
-			    const struct kevent_callbacks *cb,
-			    const struct ukevent *uk)
+static struct kevent *kevent_alloc(struct kevent_queue *q,
+				   const struct kevent_callbacks *cb,
+				   const struct ukevent *uk)
 {
 	struct kevent *k;
 	u32 type;
@@ -512,8 +512,8 @@ static void kevent_unindex(struct kevent_queue *q, struct kevent *k)
  *
  * Return: the live registration with @uk's key, or NULL.
  */
-struct kevent *kevent_lookup_for_add(struct kevent_queue *q,
-				     const struct ukevent *uk)
+static struct kevent *kevent_lookup_for_add(struct kevent_queue *q,
+					    const struct ukevent *uk)
 {
 	struct kevent *k;
 
@@ -533,7 +533,7 @@ struct kevent *kevent_lookup_for_add(struct kevent_queue *q,
  *	registration with @new's key
  * @new: the registration
  */
-void kevent_insert(struct kevent_queue *q, struct kevent *new)
+static void kevent_insert(struct kevent_queue *q, struct kevent *new)
 {
 	lockdep_assert_held(&q->mutex);
 
@@ -554,7 +554,7 @@ void kevent_insert(struct kevent_queue *q, struct kevent *new)
  * Return: positive if the object is ready now, 0 if not, or the
  * source's negative errno.
  */
-int kevent_enqueue(struct kevent_queue *q, struct kevent *k)
+static int kevent_enqueue(struct kevent_queue *q, struct kevent *k)
 {
 	int ret = k->cb->enqueue(k);
 
@@ -564,6 +564,43 @@ int kevent_enqueue(struct kevent_queue *q, struct kevent *k)
 		kevent_free(q, k);
 	}
 	return ret;
+}
+
+/**
+ * kevent_register - make a registration and attach it to its object
+ * @q: the queue, its mutex held
+ * @cb: the callbacks of @uk's type
+ * @uk: the request: type, id, event, req_flags and ptr
+ * @priv: what the source's data holds before its enqueue runs, or NULL
+ * @size: bytes of @priv, no more than @cb->priv_size
+ * @kp: where the new registration goes
+ *
+ * Return: what the source's enqueue returned, positive if the object is
+ * ready now, the registration indexed and attached in *@kp; -EEXIST if
+ * @q has a live registration with @uk's key, -ENOSPC if the queue's
+ * user has reached fs.kevent.max_user_kevents, -ENOMEM, or the
+ * source's error.
+ */
+int kevent_register(struct kevent_queue *q, const struct kevent_callbacks *cb,
+		    const struct ukevent *uk, const void *priv, size_t size,
+		    struct kevent **kp)
+{
+	struct kevent *k;
+	int ready;
+
+	if (kevent_lookup_for_add(q, uk))
+		return -EEXIST;
+	k = kevent_alloc(q, cb, uk);
+	if (IS_ERR(k))
+		return PTR_ERR(k);
+	if (size)
+		memcpy(kevent_priv(k), priv, size);
+	ready = kevent_enqueue(q, k);
+	if (ready < 0)
+		return ready;
+	kevent_insert(q, k);
+	*kp = k;
+	return ready;
 }
 
 /**

@@ -279,14 +279,10 @@ void kevent_uncharge(struct user_struct *user);
 unsigned int kevent_max_object_kevents(void);
 
 /* kevent.c: the life of a registration */
-struct kevent *kevent_alloc(struct kevent_queue *q,
-			    const struct kevent_callbacks *cb,
-			    const struct ukevent *uk);
-int kevent_enqueue(struct kevent_queue *q, struct kevent *k);
+int kevent_register(struct kevent_queue *q, const struct kevent_callbacks *cb,
+		    const struct ukevent *uk, const void *priv, size_t size,
+		    struct kevent **kp);
 struct kevent *kevent_lookup(struct kevent_queue *q, const struct ukevent *uk);
-struct kevent *kevent_lookup_for_add(struct kevent_queue *q,
-				     const struct ukevent *uk);
-void kevent_insert(struct kevent_queue *q, struct kevent *new);
 void kevent_modify(struct kevent_queue *q, struct kevent *k,
 		   const struct ukevent *uk);
 void kevent_ready(struct kevent *k, int ret);
