@@ -57,7 +57,9 @@ struct kevent_storage {
  * @validate: optional; is @uk a request this source accepts?  Checks the
  *	id, event and req_flags, at ADD before anything is allocated and
  *	again at MODIFY; returns 0 or a negative errno.
- * @enqueue: attach @k to its object.  Return positive if the object is
+ * @enqueue: set every field of kevent_priv(@k), whose bytes are
+ *	whatever a freed kevent of the same source left there, and attach
+ *	@k to its object.  Return positive if the object is
  *	ready now, 0 if not, or a negative errno, which is reported to
  *	userspace in ret_data[1].  Only the state of the object counts: an
  *	event that merely happens during the call, such as a timer

@@ -16,7 +16,8 @@
  * kevent_kernel_add - add a registration to a queue for the kernel
  * @file: the queue's file, which the caller holds
  * @uk: the registration: type, id, event, req_flags and ptr
- * @priv: what the source's per-kevent data holds before its enqueue runs
+ * @priv: what the source's per-kevent data holds before its enqueue runs,
+ *	which sets the rest
  * @size: bytes of @priv, no more than the source's priv_size
  *
  * Unlike kevent_ctl(), this accepts types marked

@@ -169,7 +169,7 @@ static struct kevent *kevent_alloc(struct kevent_queue *q,
 	atomic_set(&k->index_state, 0);
 	k->confirm = cb->flags & KEVENT_CALLBACKS_RECHECK;
 	k->ring_pos = 0;	/* and reported_by */
-	memset(k->priv, 0, cb->priv_size);
+	/* The source's data are its enqueue's to set. */
 	return k;
 }
 

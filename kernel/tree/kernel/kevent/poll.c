@@ -170,6 +170,8 @@ static int kevent_poll_enqueue(struct kevent *k)
 	p->file = file;
 	p->k = k;
 	init_poll_funcptr(&p->pt, kevent_poll_queue_proc);
+	p->err = 0;
+	p->waits = NULL;
 	err = kevent_storage_attach(st, k);
 	if (err)
 		goto out;

@@ -123,6 +123,7 @@ static int kevent_posix_timer_enqueue(struct kevent *k)
 {
 	struct kevent_posix_timer *t = kevent_priv(k);
 
+	atomic_set(&t->expired, 0);
 	return kevent_storage_attach(t->timr->it_kevent, k);
 }
 

@@ -214,9 +214,12 @@ static int kevent_signal_validate(const struct ukevent *uk)
 static int kevent_signal_enqueue(struct kevent *k)
 {
 	struct kevent_storage *st = kevent_signal_storage();
+	struct kevent_signal *s = kevent_priv(k);
 
 	if (!st)
 		return -ENOMEM;
+	atomic_set(&s->sent, 0);
+	s->code = 0;
 	return kevent_storage_attach(st, k);
 }
 

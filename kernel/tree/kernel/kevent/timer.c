@@ -81,6 +81,7 @@ static int kevent_timer_enqueue(struct kevent *k)
 	struct kevent_timer *t = kevent_priv(k);
 
 	t->k = k;
+	t->last_ms = 0;
 	hrtimer_init(&t->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	t->timer.function = kevent_timer_fire;
 	kevent_timer_arm(k);
