@@ -180,12 +180,14 @@ static int kevent_waiter_wake(struct wait_queue_entry *wq, unsigned int mode,
 	return autoremove_wake_function(wq, mode, sync, key);
 }
 
+/* The wait-queue entry is set up by kevent_sleep(): most calls never sleep. */
 static void kevent_waiter_init(struct kevent_waiter *w, struct kevent_queue *q)
 {
-	memset(w, 0, sizeof(*w));
-	init_wait_entry(&w->wq, 0);
-	w->wq.func = kevent_waiter_wake;
 	w->q = q;
+	w->min_ready = 0;
+	w->ring = false;
+	w->direct = false;
+	w->old_uidx = 0;
 	w->kick_seq = READ_ONCE(q->kick_seq);
 }
 
@@ -214,6 +216,8 @@ static int kevent_sleep(struct kevent_waiter *w, struct kevent_deadline *d)
 	struct kevent_queue *q = w->q;
 	int ret = 0;
 
+	init_wait_entry(&w->wq, 0);
+	w->wq.func = kevent_waiter_wake;
 	for (;;) {
 		/* Under the ready lock, for kevent_wake(), see there. */
 		spin_lock_irq(&q->ready_lock);
