@@ -368,6 +368,54 @@ static void test_buf_efault(void)
 	close(fd);
 }
 
+/*
+ * A fault after the first copies: edge-triggered pipes, whose reports
+ * the call settles as it takes them, and a buffer whose second slot
+ * lies on an unmapped page.
+ */
+static void test_buf_efault_partial(void)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	int fd = new_queue(0), p[3][2], i, n;
+	struct ukevent *buf, got[4];
+	char *page;
+
+	page = mmap(NULL, (size_t)psz * 2, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		bail_out("mmap: %s", strerror(errno));
+	munmap(page + psz, (size_t)psz);
+	buf = (struct ukevent *)(page + psz) - 1;
+	for (i = 0; i < 3; i++) {
+		if (pipe(p[i]))
+			bail_out("pipe: %s", strerror(errno));
+		setup_add(fd, fd_ukevent(KEVENT_PIPE, p[i][0],
+					 KEVENT_SOCKET_RECV, KEVENT_REQ_ET,
+					 i + 1));
+	}
+	for (i = 0; i < 3; i++)
+		if (write(p[i][1], "x", 1) != 1)
+			bail_out("write: %s", strerror(errno));
+	n = sys_kevent_get_events(fd, 0, 3, TSP(0, 0), buf, 0);
+	ok(n == 1 && buf[0].ptr == 1,
+	   "a fault after one copy: the call returns 1, the first event "
+	   "(%d, ptr %llu) [kevent_get_events.2 EFAULT buf-copy]", n,
+	   n == 1 ? (unsigned long long)buf[0].ptr : 0ULL);
+	n = harvest(fd, got, 4);
+	ok(n == 2 && got[0].ptr == 2 && got[1].ptr == 3,
+	   "the edge-triggered events not copied stay ready, the one that "
+	   "faulted first (%d) [kevent_get_events.2 EFAULT buf-copy]", n);
+	n = harvest(fd, got, 4);
+	ok(n == 0, "each of them is reported once (%d more) "
+	   "[kevent_get_events.2 EFAULT buf-copy]", n);
+	for (i = 0; i < 3; i++) {
+		close(p[i][0]);
+		close(p[i][1]);
+	}
+	munmap(page, (size_t)psz);
+	close(fd);
+}
+
 static void test_poll(void)
 {
 	int fd = new_queue(0), n, ep;
@@ -405,7 +453,7 @@ static void test_poll(void)
 
 int main(void)
 {
-	plan(65);
+	plan(68);
 	tap_watchdog(18);
 	kevent_require();
 	test_null_timeout();
@@ -416,6 +464,7 @@ int main(void)
 	test_nonblock();
 	test_min_max();
 	test_buf_efault();
+	test_buf_efault_partial();
 	test_poll();
 	return tap_done();
 }

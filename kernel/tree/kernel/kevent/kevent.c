@@ -72,12 +72,14 @@
  * Waiters join &kevent_queue.wq under it, and poll() on the queue reads
  * the ready count under it after joining &kevent_queue.poll_wq, so that
  * a notification tests for sleepers without a barrier (kevent_wake()).
- * A harvest takes a kevent off the list under the ready lock, copies it
- * to userspace holding only the mutex, and marks it TRANSIT meanwhile,
- * so that a notification that arrives then is remembered (AGAIN) rather
- * than lost.  A level-triggered kevent that was reported is HELD on the
- * list of the system call that reported it until the call ends, then
- * requeued to be rechecked.
+ * A harvest takes a kevent off the list under the ready lock, copies it to
+ * userspace holding only the mutex, and marks it TRANSIT meanwhile, so
+ * that a notification that arrives then is remembered (AGAIN) rather than
+ * lost; an edge-triggered kevent whose report ends its part in the call is
+ * settled instead, off every list, and such a notification queues it
+ * again.  A level-triggered kevent that was reported is HELD on the list of
+ * the system call that reported it until the call ends, then requeued to
+ * be rechecked.
  *
  * A direct ring (direct.c) is written under the ready lock, by
  * notifications and harvests alike, through the kernel's mapping of its
@@ -705,14 +707,21 @@ void kevent_report(struct kevent *k, struct ukevent *out)
 	spin_unlock_irq(&q->ready_lock);
 }
 
-/* Put a kevent taken but not reported back at the head of the list. */
+/*
+ * Put a kevent taken but not reported back at the head of the list.  A
+ * settled one may be on the list already, notified since it was taken.
+ */
 static void kevent_give_back(struct kevent_queue *q, struct kevent *k)
 {
 	spin_lock_irq(&q->ready_lock);
 	k->state &= ~(KEVENT_STATE_TRANSIT | KEVENT_STATE_AGAIN);
-	k->state |= KEVENT_STATE_READY;
-	list_add(&k->ready_entry, &q->ready);
-	q->ready_num++;
+	if (k->state & KEVENT_STATE_READY) {
+		list_move(&k->ready_entry, &q->ready);
+	} else {
+		k->state |= KEVENT_STATE_READY;
+		list_add(&k->ready_entry, &q->ready);
+		q->ready_num++;
+	}
 	if (q->direct)
 		kevent_direct_flags_locked(q);
 	spin_unlock_irq(&q->ready_lock);
@@ -756,17 +765,47 @@ static void kevent_hold_locked(struct kevent *k, struct kevent_sink *sink)
 }
 
 /*
+ * May @k, filled at place @i of the batch with only filled kevents
+ * before it, be settled as it is taken?  Only if what
+ * kevent_complete_batch() would do with it is nothing: it is
+ * edge-triggered, stays registered, has no delivery hook, and its report
+ * brings the call to its minimum, so that it waits for its next
+ * notification on no list.  Nor if it was forced: given back after a
+ * failed copy, it must still be reported without asking its source.
+ */
+static __always_inline bool kevent_settles(struct kevent_queue *q,
+					   struct kevent *k, unsigned int i,
+					   struct kevent_sink *sink)
+{
+	return (k->uk.req_flags & (KEVENT_REQ_ET | KEVENT_REQ_ONESHOT)) ==
+	       KEVENT_REQ_ET &&
+	       !(k->state & (KEVENT_STATE_BROKEN | KEVENT_STATE_FORCED)) &&
+	       !k->cb->delivered && !q->direct && sink->done + i + 1 >= sink->min;
+}
+
+/*
  * Take up to @want kevents off the ready list into @b.  One that this
  * harvest reported already, and that was notified again since, is held
  * instead, its event pending, to be queued again when the call ends.
+ *
+ * Each kevent taken is in TRANSIT until its batch is complete, so that a
+ * notification meanwhile is remembered (AGAIN), unless it is settled
+ * here (kevent_settles()): it then waits for its next notification at
+ * once, marked as reported by this call, and a notification during the
+ * copy queues it again, to be held by this call's next batch, if any, as
+ * one that came after its report.  A batch of settled kevents needs no
+ * second hold of the ready lock.
  */
 static void kevent_take_batch(struct kevent_queue *q, struct kevent_batch *b,
 			      unsigned int want, struct kevent_sink *sink)
 {
+	bool all_filled = true;
 	struct kevent *k;
+	unsigned int i;
 
 	spin_lock_irq(&q->ready_lock);
 	b->n = 0;
+	b->settled = 0;
 	while (b->n < want &&
 	       (k = list_first_entry_or_null(&q->ready, struct kevent,
 					     ready_entry))) {
@@ -778,14 +817,24 @@ static void kevent_take_batch(struct kevent_queue *q, struct kevent_batch *b,
 			kevent_hold_locked(k, sink);
 			continue;
 		}
-		b->k[b->n] = k;
-		b->state[b->n] = k->state;
+		i = b->n++;
+		b->k[i] = k;
+		b->state[i] = k->state;
 		k->state &= ~(KEVENT_STATE_READY | KEVENT_STATE_AGAIN);
+		b->filled[i] = !kevent_needs_check(k, b->state[i]);
+		if (!b->filled[i]) {
+			all_filled = false;
+		} else {
+			kevent_fill_locked(k, &b->out[i]);
+			if (all_filled && kevent_settles(q, k, i, sink)) {
+				b->settled |= BIT(i);
+				if (!sink->call)
+					sink->call = ++q->calls;
+				k->reported_by = sink->call;
+				continue;
+			}
+		}
 		k->state |= KEVENT_STATE_TRANSIT;
-		b->filled[b->n] = !kevent_needs_check(k, b->state[b->n]);
-		if (b->filled[b->n])
-			kevent_fill_locked(k, &b->out[b->n]);
-		b->n++;
 	}
 	spin_unlock_irq(&q->ready_lock);
 }
@@ -849,13 +898,14 @@ static unsigned int kevent_sink_put_batch(struct kevent_queue *q,
 }
 
 /*
- * What becomes of the first @n kevents of @b, reported: one-shot and
- * broken ones are removed; any other is held by the call until it ends,
- * so that no call reports it twice.  Then a level-triggered one, or one
- * notified meanwhile, is queued again; an edge-triggered one waits for
- * its next notification.  In a direct ring the slot holds it instead,
- * see kevent_direct_reap(); one whose slot was consumed already, and
- * that was notified meanwhile, is queued at once.
+ * What becomes of the first @n kevents of @b, reported, but for those
+ * settled when taken (kevent_take_batch()): one-shot and broken ones are
+ * removed; any other is held by the call until it ends, so that no call
+ * reports it twice.  Then a level-triggered one, or one notified meanwhile,
+ * is queued again; an edge-triggered one waits for its next
+ * notification.  In a direct ring the slot holds it instead, see
+ * kevent_direct_reap(); one whose slot was consumed already, and that was
+ * notified meanwhile, is queued at once.
  *
  * A call ends with the harvest that brings it to @sink->min events, and
  * no other call harvests meanwhile (the mutex): an edge-triggered kevent
@@ -869,24 +919,31 @@ static void kevent_complete_batch(struct kevent_queue *q,
 				  struct kevent_batch *b, unsigned int n,
 				  struct kevent_sink *sink)
 {
-	bool remove[KEVENT_HARVEST_BATCH];
+	unsigned long settled = b->settled, remove = 0;
 	struct kevent *k;
 	unsigned int i;
 
+	if (!(~settled & (BIT(n) - 1)))
+		return;
 	for (i = 0; i < n; i++) {
+		if (settled & BIT(i))
+			continue;
 		k = b->k[i];
-		remove[i] = (b->out[i].ret_flags & KEVENT_RET_BROKEN) ||
-			    (k->uk.req_flags & KEVENT_REQ_ONESHOT);
+		if ((b->out[i].ret_flags & KEVENT_RET_BROKEN) ||
+		    (k->uk.req_flags & KEVENT_REQ_ONESHOT))
+			remove |= BIT(i);
 		if (k->cb->delivered)
 			k->cb->delivered(k, &b->out[i]);
 	}
 
 	spin_lock_irq(&q->ready_lock);
 	for (i = 0; i < n; i++) {
+		if (settled & BIT(i))
+			continue;
 		k = b->k[i];
 		k->state &= ~(KEVENT_STATE_TRANSIT | KEVENT_STATE_FORCED |
 			      KEVENT_STATE_RECHECK);
-		if (remove[i] || (k->state & KEVENT_STATE_POSTED))
+		if ((remove & BIT(i)) || (k->state & KEVENT_STATE_POSTED))
 			continue;
 		if (q->direct) {
 			k->state &= ~KEVENT_STATE_AGAIN;
@@ -905,8 +962,8 @@ static void kevent_complete_batch(struct kevent_queue *q,
 	}
 	spin_unlock_irq(&q->ready_lock);
 
-	for (i = 0; i < n; i++)
-		if (remove[i])
+	for (i = 0; remove; i++, remove >>= 1)
+		if (remove & 1)
 			kevent_remove(q, b->k[i]);
 }
 
