@@ -766,7 +766,7 @@ static void kevent_hold_locked(struct kevent *k, struct kevent_sink *sink)
 
 /*
  * May @k, filled at place @i of the batch with only filled kevents
- * before it, be settled as it is taken?  Only if what
+ * before it (@i < first_check), be settled as it is taken?  Only if what
  * kevent_complete_batch() would do with it is nothing: it is
  * edge-triggered, stays registered, has no delivery hook, and its report
  * brings the call to its minimum, so that it waits for its next
@@ -799,12 +799,12 @@ static __always_inline bool kevent_settles(struct kevent_queue *q,
 static void kevent_take_batch(struct kevent_queue *q, struct kevent_batch *b,
 			      unsigned int want, struct kevent_sink *sink)
 {
-	bool all_filled = true;
 	struct kevent *k;
 	unsigned int i;
 
 	spin_lock_irq(&q->ready_lock);
 	b->n = 0;
+	b->first_check = want;
 	b->settled = 0;
 	while (b->n < want &&
 	       (k = list_first_entry_or_null(&q->ready, struct kevent,
@@ -823,10 +823,11 @@ static void kevent_take_batch(struct kevent_queue *q, struct kevent_batch *b,
 		k->state &= ~(KEVENT_STATE_READY | KEVENT_STATE_AGAIN);
 		b->filled[i] = !kevent_needs_check(k, b->state[i]);
 		if (!b->filled[i]) {
-			all_filled = false;
+			b->first_check = min(b->first_check, i);
 		} else {
 			kevent_fill_locked(k, &b->out[i]);
-			if (all_filled && kevent_settles(q, k, i, sink)) {
+			if (i < b->first_check &&
+			    kevent_settles(q, k, i, sink)) {
 				b->settled |= BIT(i);
 				if (!sink->call)
 					sink->call = ++q->calls;
@@ -836,6 +837,7 @@ static void kevent_take_batch(struct kevent_queue *q, struct kevent_batch *b,
 		}
 		k->state |= KEVENT_STATE_TRANSIT;
 	}
+	b->first_check = min(b->first_check, b->n);
 	spin_unlock_irq(&q->ready_lock);
 }
 
@@ -1002,7 +1004,7 @@ void kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink)
 		if (!b->n)
 			break;
 		/* Those that need a check: ask their source, keep the ready. */
-		for (i = j = 0; i < b->n; i++) {
+		for (i = j = b->first_check; i < b->n; i++) {
 			if (!b->filled[i]) {
 				if (!kevent_confirm(q, b->k[i], b->state[i]))
 					continue;

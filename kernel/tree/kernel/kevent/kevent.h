@@ -96,11 +96,12 @@ struct kevent_batch {
 	unsigned int state[KEVENT_HARVEST_BATCH];
 	/* out[i] was filled when k[i] was taken: no check is due */
 	bool filled[KEVENT_HARVEST_BATCH];
+	/* the place of the first kevent not filled, n if none */
+	unsigned int first_check;
 	/*
 	 * Bit i: k[i] was settled when taken, its batch's end owes it
-	 * nothing.  Only kevents with none but filled ones before them
-	 * settle, so that none moves when the batch drops those whose
-	 * check failed.
+	 * nothing.  Only kevents before first_check settle, so that none
+	 * moves when the batch drops those whose check failed.
 	 */
 	unsigned long settled;
 	struct ukevent out[KEVENT_HARVEST_BATCH];
