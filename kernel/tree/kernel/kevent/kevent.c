@@ -653,8 +653,7 @@ void kevent_remove(struct kevent_queue *q, struct kevent *k)
 	 * Detached, @k is changed only under the mutex we hold: one never
 	 * queued leaves without the ready lock.
 	 */
-	if (k->state & (KEVENT_STATE_READY | KEVENT_STATE_HELD |
-			KEVENT_STATE_POSTED))
+	if (k->state & KEVENT_STATE_LISTED)
 		kevent_unready(q, k, true);
 	kevent_unindex(q, k);
 	kevent_free(q, k);

@@ -66,6 +66,10 @@ enum {
 	KEVENT_STATE_POSTED	= 0x100,	/* in a slot of the direct ring */
 };
 
+/* The states whose kevent is on a list by its ready_entry. */
+#define KEVENT_STATE_LISTED \
+	(KEVENT_STATE_READY | KEVENT_STATE_HELD | KEVENT_STATE_POSTED)
+
 /*
  * Bits of &kevent.index_state, each set or cleared by one atomic
  * operation, whose old value tells who changes &kevent_queue.count.
