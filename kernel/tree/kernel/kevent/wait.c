@@ -42,7 +42,6 @@ struct kevent_deadline {
 
 /**
  * struct kevent_waiter - a thread waiting on a queue
- * @wq: its entry in &kevent_queue.wq
  * @q: the queue
  * @min_ready: how many ready events end the wait
  * @ring: the wait also needs room in the ring, or a commit
@@ -52,7 +51,6 @@ struct kevent_deadline {
  * @kick_seq: &kevent_queue.kick_seq when the wait began
  */
 struct kevent_waiter {
-	struct wait_queue_entry wq;
 	struct kevent_queue *q;
 	unsigned int min_ready;
 	bool ring;
@@ -169,18 +167,26 @@ static bool kevent_waiter_done(const struct kevent_waiter *w)
 	return READ_ONCE(q->ready_num) >= w->min_ready;
 }
 
+/*
+ * The entry of a sleeping waiter in &kevent_queue.wq, on the stack of
+ * kevent_sleep(): most calls never sleep, and do not set one up.
+ */
+struct kevent_sleeper {
+	struct wait_queue_entry wq;
+	const struct kevent_waiter *w;
+};
+
 static int kevent_waiter_wake(struct wait_queue_entry *wq, unsigned int mode,
 			      int sync, void *key)
 {
-	struct kevent_waiter *w = container_of(wq, struct kevent_waiter, wq);
+	struct kevent_sleeper *s = container_of(wq, struct kevent_sleeper, wq);
 
 	/* Not counted as woken: an exclusive wakeup goes on to the next. */
-	if (!kevent_waiter_done(w))
+	if (!kevent_waiter_done(s->w))
 		return 0;
 	return autoremove_wake_function(wq, mode, sync, key);
 }
 
-/* The wait-queue entry is set up by kevent_sleep(): most calls never sleep. */
 static void kevent_waiter_init(struct kevent_waiter *w, struct kevent_queue *q)
 {
 	w->q = q;
@@ -213,15 +219,16 @@ static bool kevent_deadline_passed(struct kevent_deadline *d)
  */
 static int kevent_sleep(struct kevent_waiter *w, struct kevent_deadline *d)
 {
+	struct kevent_sleeper s = { .w = w };
 	struct kevent_queue *q = w->q;
 	int ret = 0;
 
-	init_wait_entry(&w->wq, 0);
-	w->wq.func = kevent_waiter_wake;
+	init_wait_entry(&s.wq, 0);
+	s.wq.func = kevent_waiter_wake;
 	for (;;) {
 		/* Under the ready lock, for kevent_wake(), see there. */
 		spin_lock_irq(&q->ready_lock);
-		prepare_to_wait_exclusive(&q->wq, &w->wq, TASK_INTERRUPTIBLE);
+		prepare_to_wait_exclusive(&q->wq, &s.wq, TASK_INTERRUPTIBLE);
 		spin_unlock_irq(&q->ready_lock);
 		if (signal_pending(current)) {
 			ret = -ERESTARTNOHAND;
@@ -237,7 +244,7 @@ static int kevent_sleep(struct kevent_waiter *w, struct kevent_deadline *d)
 							 d->clock))
 			d->passed = true;
 	}
-	finish_wait(&q->wq, &w->wq);
+	finish_wait(&q->wq, &s.wq);
 	return ret;
 }
 
