@@ -367,6 +367,15 @@ static void kevent_broken_locked(struct kevent *k, int err)
 	}
 }
 
+/* The body of kevent_ready(), the ready lock held. */
+static __always_inline void kevent_ready_locked(struct kevent_queue *q,
+						struct kevent *k, int ret)
+{
+	if (ret < 0)
+		kevent_broken_locked(k, ret);
+	kevent_notified_locked(q, k);
+}
+
 /**
  * kevent_ready - queue a kevent as ready or broken
  * @k: the kevent
@@ -380,10 +389,25 @@ void kevent_ready(struct kevent *k, int ret)
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->ready_lock, flags);
-	if (ret < 0)
-		kevent_broken_locked(k, ret);
-	kevent_notified_locked(q, k);
+	kevent_ready_locked(q, k, ret);
 	spin_unlock_irqrestore(&q->ready_lock, flags);
+}
+
+/**
+ * kevent_ready_irqs_off - kevent_ready() under a lock that disabled interrupts
+ * @k: the kevent
+ * @ret: positive if ready, a negative errno if broken
+ *
+ * For the walk of a storage, under its lock: saving and restoring the
+ * interrupt state again would cost more than the rest of the ready lock.
+ */
+void kevent_ready_irqs_off(struct kevent *k, int ret)
+{
+	struct kevent_queue *q = k->queue;
+
+	spin_lock(&q->ready_lock);
+	kevent_ready_locked(q, k, ret);
+	spin_unlock(&q->ready_lock);
 }
 
 /**

@@ -229,7 +229,7 @@ void __kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint)
 			continue;
 		ret = k->cb->event ? k->cb->event(k, hint) : 1;
 		if (ret)
-			kevent_ready(k, ret);
+			kevent_ready_irqs_off(k, ret);
 	}
 	spin_unlock_irqrestore(&st->lock, flags);
 }
