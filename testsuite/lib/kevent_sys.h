@@ -352,6 +352,19 @@ static inline void *unmapped_page(void)
 	return p;
 }
 
+/* An address whose first @mapped bytes end a page, before an unmapped one. */
+static inline void *mapped_before_hole(size_t mapped)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, 2 * (size_t)psz, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	munmap(p + psz, (size_t)psz);
+	return p + psz - mapped;
+}
+
 /* A mapped, read-only page holding a copy of len bytes of src. */
 static inline void *readonly_copy(const void *src, size_t len)
 {

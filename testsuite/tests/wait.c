@@ -133,9 +133,15 @@ static void test_timeout_errors(void)
 	struct kevent_ring *ring;
 	int fd = new_queue(0), rfd = new_ring_queue(&ring, 4);
 	struct ukevent buf[4];
-	void *hole = unmapped_page();
+	/* tv_sec readable, tv_nsec on the unmapped page after it. */
+	__s64 *half_sec = mapped_before_hole(sizeof(*half_sec));
+	const struct { const void *ts; const char *what; } bad[] = {
+		{ unmapped_page(), "unmapped" },
+		{ half_sec, "half-mapped" },
+	};
 	unsigned int i;
 
+	*half_sec = 0;
 	setup_add(fd, timer_ms(10000, 0, 1));
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		is_err(sys_kevent_get_events(fd, 1, 4, TSP(t[i].sec, t[i].nsec),
@@ -161,12 +167,28 @@ static void test_timeout_errors(void)
 	is_err(sys_kevent_wait(rfd, 1, 0, TSP(0, 0), 1U << 1), EINVAL,
 	       "kevent_wait: flag 0x2 is EINVAL [kevent_wait.2 EINVAL flags] "
 	       "[KEVENT_FLAGS_ABSTIME.2const EINVAL flags]");
-	is_err(sys_kevent_get_events(fd, 1, 4, hole, buf, 0), EFAULT,
-	       "kevent_get_events: unmapped timeout is EFAULT "
-	       "[kevent_get_events.2 EFAULT timeout-read]");
-	is_err(sys_kevent_wait(rfd, 1, 0, hole, 0), EFAULT,
-	       "kevent_wait: unmapped timeout is EFAULT "
-	       "[kevent_wait.2 EFAULT timeout-read]");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		is_err(sys_kevent_get_events(fd, 1, 4, bad[i].ts, buf, 0),
+		       EFAULT, "kevent_get_events: %s timeout is EFAULT "
+		       "[kevent_get_events.2 EFAULT timeout-read]", bad[i].what);
+		is_err(sys_kevent_wait(rfd, 1, 0, bad[i].ts, 0), EFAULT,
+		       "kevent_wait: %s timeout is EFAULT "
+		       "[kevent_wait.2 EFAULT timeout-read]", bad[i].what);
+	}
+	/*
+	 * The upper half of tv_nsec: padding for a 32-bit caller, part of
+	 * an invalid value for a 64-bit one.
+	 */
+	if (sizeof(long) == 4)
+		is_int(sys_kevent_get_events(fd, 0, 4,
+					     TSP(0, 0xdead00000000LL), buf, 0),
+		       0, "kevent_get_events: a 32-bit caller's tv_nsec is "
+		       "its low 32 bits [kevent_get_events.2 timeout-compat]");
+	else
+		is_err(sys_kevent_get_events(fd, 0, 4,
+					     TSP(0, 0xdead00000000LL), buf, 0),
+		       EINVAL, "kevent_get_events: a 64-bit caller's tv_nsec "
+		       "is 64 bits [kevent_get_events.2 timeout-compat]");
 	close(fd);
 	close(rfd);
 }
@@ -453,7 +475,7 @@ static void test_poll(void)
 
 int main(void)
 {
-	plan(68);
+	plan(71);
 	tap_watchdog(18);
 	kevent_require();
 	test_null_timeout();

@@ -10,6 +10,7 @@
  * while another one could have run.  Each waiter has its own deadline.
  */
 
+#include <linux/compat.h>
 #include <linux/file.h>
 #include <linux/hrtimer.h>
 #include <linux/restart_block.h>
@@ -59,6 +60,33 @@ struct kevent_waiter {
 	unsigned int kick_seq;
 };
 
+/*
+ * The timeout, read as get_timespec64() reads it, in one window of user
+ * access: get_timespec64() copies it with copy_from_user(), whose
+ * out-of-line call and string copy of 16 bytes cost a call that finds
+ * its events ready about 70 instructions, more than its wait.
+ */
+static int kevent_timeout_get(struct timespec64 *ts,
+			      const struct __kernel_timespec __user *uts)
+{
+	s64 sec, nsec;
+
+	if (!user_read_access_begin(uts, sizeof(*uts)))
+		return -EFAULT;
+	unsafe_get_user(sec, &uts->tv_sec, fault);
+	unsafe_get_user(nsec, &uts->tv_nsec, fault);
+	user_read_access_end();
+	/* A 32-bit caller's tv_nsec is 32 bits, and padding. */
+	if (in_compat_syscall())
+		nsec &= 0xFFFFFFFFUL;
+	ts->tv_sec = sec;
+	ts->tv_nsec = nsec;
+	return 0;
+fault:
+	user_read_access_end();
+	return -EFAULT;
+}
+
 static int kevent_deadline_get(struct kevent_deadline *d, struct file *file,
 			       const struct __kernel_timespec __user *timeout,
 			       unsigned int flags)
@@ -76,7 +104,7 @@ static int kevent_deadline_get(struct kevent_deadline *d, struct file *file,
 	if (!timeout)
 		return 0;
 
-	if (get_timespec64(&ts, timeout))
+	if (kevent_timeout_get(&ts, timeout))
 		return -EFAULT;
 	if (!timespec64_valid(&ts))
 		return -EINVAL;
