@@ -1055,7 +1055,8 @@ void kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink)
 			sink->fault = !q->direct;
 			break;
 		}
-		if (fatal_signal_pending(current))
+		/* Full: the call returns, or sleeps for its minimum, next. */
+		if (sink->done >= sink->max || fatal_signal_pending(current))
 			break;
 		cond_resched();
 	}
