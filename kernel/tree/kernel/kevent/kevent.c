@@ -993,18 +993,6 @@ static void kevent_complete_batch(struct kevent_queue *q,
 }
 
 /**
- * kevent_sink_init - prepare the harvests of one system call
- * @sink: the sink, with @buf, @to_ring and @max set by the caller
- */
-void kevent_sink_init(struct kevent_sink *sink)
-{
-	sink->done = 0;
-	sink->fault = false;
-	INIT_LIST_HEAD(&sink->held);
-	sink->call = 0;
-}
-
-/**
  * kevent_harvest - report ready kevents
  * @q: the queue, its mutex held
  * @sink: where to copy them; @sink->done counts them
@@ -1063,25 +1051,15 @@ void kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink)
 }
 
 /**
- * kevent_sink_finish - the system call of @sink ends
+ * __kevent_sink_finish - the body of kevent_sink_finish()
  * @q: the queue
- * @sink: the sink
- *
- * The kevents it held go back on the ready list, to be rechecked unless
- * notified meanwhile, or for an edge-triggered one only if notified
- * meanwhile; the wakeup is passed on if events are left.
+ * @sink: the sink, which holds kevents, or whose queue has some ready
  */
-void kevent_sink_finish(struct kevent_queue *q, struct kevent_sink *sink)
+void __kevent_sink_finish(struct kevent_queue *q, struct kevent_sink *sink)
 {
 	unsigned int n = 0;
 	struct kevent *k;
 
-	/*
-	 * Only this call adds to its held list, so one seen empty stays
-	 * empty; an event queued meanwhile woke a waiter itself.
-	 */
-	if (list_empty(&sink->held) && !READ_ONCE(q->ready_num))
-		return;
 	spin_lock_irq(&q->ready_lock);
 	/*
 	 * Each kevent leaves the held list here, or is taken off it by a

@@ -303,15 +303,49 @@ void kevent_force_ready(struct kevent *k);
 void kevent_kick(struct kevent_queue *q);
 void kevent_wake_pollers(struct irq_work *work);
 void kevent_report(struct kevent *k, struct ukevent *out);
-void kevent_sink_init(struct kevent_sink *sink);
 void kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink);
-void kevent_sink_finish(struct kevent_queue *q, struct kevent_sink *sink);
+void __kevent_sink_finish(struct kevent_queue *q, struct kevent_sink *sink);
 unsigned int kevent_count_ready(struct kevent_queue *q, unsigned int want,
 				bool nested);
 void kevent_remove(struct kevent_queue *q, struct kevent *k);
 void kevent_remove_all(struct kevent_queue *q);
 void kevent_cache_drain(struct kevent_queue *q);
 void kevent_direct_reap(struct kevent_queue *q);
+
+/**
+ * kevent_sink_init - prepare the harvests of one system call
+ * @sink: the sink, with @buf, @to_ring and @max set by the caller
+ */
+static inline void kevent_sink_init(struct kevent_sink *sink)
+{
+	sink->done = 0;
+	sink->fault = false;
+	INIT_LIST_HEAD(&sink->held);
+	sink->call = 0;
+}
+
+/**
+ * kevent_sink_finish - the system call of @sink ends
+ * @q: the queue
+ * @sink: the sink
+ *
+ * The kevents it held go back on the ready list, to be rechecked unless
+ * notified meanwhile, or for an edge-triggered one only if notified
+ * meanwhile; the wakeup is passed on if events are left.
+ *
+ * Inline: most calls hold nothing and leave nothing ready, and an
+ * out-of-line call would save and restore its registers to find that.
+ */
+static inline void kevent_sink_finish(struct kevent_queue *q,
+				      struct kevent_sink *sink)
+{
+	/*
+	 * Only this call adds to its held list, so one seen empty stays
+	 * empty; an event queued meanwhile woke a waiter itself.
+	 */
+	if (!list_empty(&sink->held) || READ_ONCE(q->ready_num))
+		__kevent_sink_finish(q, sink);
+}
 
 /* ctl.c */
 long kevent_ctl(struct kevent_queue *q, unsigned int cmd, unsigned int num,
