@@ -64,7 +64,7 @@ struct kevent_waiter {
  * The timeout, read as get_timespec64() reads it, in one window of user
  * access: get_timespec64() copies it with copy_from_user(), whose
  * out-of-line call and string copy of 16 bytes cost a call that finds
- * its events ready about 70 instructions, more than its wait.
+ * its events ready about 80 instructions, more than its wait.
  */
 static int kevent_timeout_get(struct timespec64 *ts,
 			      const struct __kernel_timespec __user *uts)
