@@ -222,6 +222,9 @@ struct kevent_queue {
  * @call: the number of this call among the queue's (&kevent_queue.calls),
  *	the &kevent.reported_by of the edge-triggered kevents it reports
  *	held by no list (kevent_complete_batch()); 0 until the first
+ *
+ * A call declares its sink with an initializer that sets what the call
+ * asks for and makes @held an empty list; the rest starts at zero.
  */
 struct kevent_sink {
 	struct ukevent __user *buf;
@@ -311,18 +314,6 @@ void kevent_remove(struct kevent_queue *q, struct kevent *k);
 void kevent_remove_all(struct kevent_queue *q);
 void kevent_cache_drain(struct kevent_queue *q);
 void kevent_direct_reap(struct kevent_queue *q);
-
-/**
- * kevent_sink_init - prepare the harvests of one system call
- * @sink: the sink, with @buf, @to_ring and @max set by the caller
- */
-static inline void kevent_sink_init(struct kevent_sink *sink)
-{
-	sink->done = 0;
-	sink->fault = false;
-	INIT_LIST_HEAD(&sink->held);
-	sink->call = 0;
-}
 
 /**
  * kevent_sink_finish - the system call of @sink ends

@@ -403,6 +403,7 @@ long kevent_get_events(int fd, unsigned int min_nr, unsigned int max_nr,
 {
 	struct kevent_sink sink = {
 		.buf = buf, .want = max_nr, .max = max_nr, .min = min_nr,
+		.held = LIST_HEAD_INIT(sink.held),
 	};
 	struct kevent_deadline d;
 	struct kevent_waiter w;
@@ -427,7 +428,6 @@ long kevent_get_events(int fd, unsigned int min_nr, unsigned int max_nr,
 		goto out;
 
 	kevent_waiter_init(&w, q);
-	kevent_sink_init(&sink);
 	ret = kevent_harvest_wait(q, &sink, &w, &d);
 	kevent_sink_finish(q, &sink);
 	if (sink.done)
@@ -467,7 +467,10 @@ long kevent_wait(int fd, unsigned int num, unsigned int old_uidx,
 		 const struct __kernel_timespec __user *timeout,
 		 unsigned int flags, const u64 *expires)
 {
-	struct kevent_sink sink = { .to_ring = true, .want = num, .min = 1 };
+	struct kevent_sink sink = {
+		.to_ring = true, .want = num, .min = 1,
+		.held = LIST_HEAD_INIT(sink.held),
+	};
 	struct kevent_deadline d;
 	struct kevent_waiter w;
 	struct kevent_queue *q;
@@ -491,7 +494,6 @@ long kevent_wait(int fd, unsigned int num, unsigned int old_uidx,
 	w.ring = true;
 	w.old_uidx = old_uidx;
 	w.min_ready = 1;
-	kevent_sink_init(&sink);
 	if (q->direct) {
 		w.direct = true;
 		w.min_ready = !!num;
