@@ -25,42 +25,6 @@
 #define KEVENT_INIT_FLAGS	(KEVENT_INIT_CLOEXEC | KEVENT_INIT_NONBLOCK | \
 				 KEVENT_INIT_DIRECT)
 
-static const struct file_operations kevent_fops;
-
-/**
- * kevent_queue_from_file - the queue behind a file
- * @file: the file
- *
- * Return: the queue, or NULL if @file is not a kevent queue.
- */
-struct kevent_queue *kevent_queue_from_file(struct file *file)
-{
-	return file->f_op == &kevent_fops ? file->private_data : NULL;
-}
-
-/**
- * kevent_fdget - the queue behind a file descriptor
- * @fd: the descriptor, from userspace
- * @f: where to keep the reference, for fdput() once done
- *
- * Return: the queue, ERR_PTR(-EBADF) if @fd is not open, or
- * ERR_PTR(-EINVAL) if it is not a kevent queue; on error nothing is held.
- */
-struct kevent_queue *kevent_fdget(int fd, struct fd *f)
-{
-	struct kevent_queue *q;
-
-	*f = fdget(fd);
-	if (!f->file)
-		return ERR_PTR(-EBADF);
-	q = kevent_queue_from_file(f->file);
-	if (!q) {
-		fdput(*f);
-		return ERR_PTR(-EINVAL);
-	}
-	return q;
-}
-
 static struct kevent_queue *kevent_queue_alloc(void)
 {
 	struct kevent_queue *q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
@@ -199,7 +163,7 @@ static int kevent_dev_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static const struct file_operations kevent_fops = {
+const struct file_operations kevent_fops = {
 	.owner		= THIS_MODULE,
 	.open		= kevent_dev_open,
 	.release	= kevent_release,

@@ -15,22 +15,6 @@
 #include "kevent.h"
 
 /**
- * kevent_ring_owned - may the caller use a queue's ring?
- * @q: the queue
- *
- * The ring is an address in the memory of the process that created the
- * queue: in any other address space (a child after fork(), a process
- * that received the descriptor, the creator after execve()) the same
- * address means something else, and the kernel must not write there.
- *
- * Return: true if @q has no ring or the caller is in its address space.
- */
-bool kevent_ring_owned(const struct kevent_queue *q)
-{
-	return !q->ring || q->mm == current->mm;
-}
-
-/**
  * kevent_ring_put - write events into the ring
  * @q: the queue, its mutex held
  * @out: the events
