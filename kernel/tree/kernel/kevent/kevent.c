@@ -750,15 +750,14 @@ static void kevent_give_back(struct kevent_queue *q, struct kevent *k)
 	spin_unlock_irq(&q->ready_lock);
 }
 
-static bool kevent_confirm(struct kevent_queue *q, struct kevent *k,
-			   unsigned int state)
+/*
+ * Ask the source of @k, taken because kevent_needs_check() said so,
+ * whether it is still ready.  Return true if it is to be reported.
+ */
+static bool kevent_confirm(struct kevent_queue *q, struct kevent *k)
 {
-	int ret;
+	int ret = k->cb->check(k);
 
-	if (!kevent_needs_check(k, state))
-		return true;
-
-	ret = k->cb->check(k);
 	if (ret) {
 		if (ret < 0)
 			kevent_ready(k, ret);
@@ -824,6 +823,7 @@ static void kevent_take_batch(struct kevent_queue *q, struct kevent_batch *b,
 {
 	struct kevent *k;
 	unsigned int i;
+	bool check;
 
 	spin_lock_irq(&q->ready_lock);
 	b->n = 0;
@@ -842,10 +842,10 @@ static void kevent_take_batch(struct kevent_queue *q, struct kevent_batch *b,
 		}
 		i = b->n++;
 		b->k[i] = k;
-		b->state[i] = k->state;
+		check = kevent_needs_check(k, k->state);
 		k->state &= ~(KEVENT_STATE_READY | KEVENT_STATE_AGAIN);
-		b->filled[i] = !kevent_needs_check(k, b->state[i]);
-		if (!b->filled[i]) {
+		b->filled[i] = !check;
+		if (check) {
 			b->first_check = min(b->first_check, i);
 		} else {
 			kevent_fill_locked(k, &b->out[i]);
@@ -1017,13 +1017,12 @@ void kevent_harvest(struct kevent_queue *q, struct kevent_sink *sink)
 		/* Those that need a check: ask their source, keep the ready. */
 		for (i = j = b->first_check; i < b->n; i++) {
 			if (!b->filled[i]) {
-				if (!kevent_confirm(q, b->k[i], b->state[i]))
+				if (!kevent_confirm(q, b->k[i]))
 					continue;
 				kevent_report(b->k[i], &b->out[i]);
 			}
 			if (i != j) {
 				b->k[j] = b->k[i];
-				b->state[j] = b->state[i];
 				b->out[j] = b->out[i];
 			}
 			j++;

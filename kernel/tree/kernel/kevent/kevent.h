@@ -98,7 +98,6 @@ static inline bool kevent_dead(const struct kevent *k)
 struct kevent_batch {
 	unsigned int n;
 	struct kevent *k[KEVENT_HARVEST_BATCH];
-	unsigned int state[KEVENT_HARVEST_BATCH];
 	/* out[i] was filled when k[i] was taken: no check is due */
 	bool filled[KEVENT_HARVEST_BATCH];
 	/* the place of the first kevent not filled, n if none */
