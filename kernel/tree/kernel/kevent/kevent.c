@@ -394,20 +394,34 @@ void kevent_ready(struct kevent *k, int ret)
 }
 
 /**
- * kevent_ready_irqs_off - kevent_ready() under a lock that disabled interrupts
- * @k: the kevent
- * @ret: positive if ready, a negative errno if broken
+ * __kevent_storage_notify - the walk of kevent_storage_notify()
+ * @st: the object's storage
+ * @event: the event bits that happened, some of which a kevent asks for
+ * @hint: what happened, for the source's &kevent_callbacks.event
  *
- * For the walk of a storage, under its lock: saving and restoring the
- * interrupt state again would cost more than the rest of the ready lock.
+ * Use kevent_storage_notify(), which skips a notification nobody asked
+ * for without the call.  Here, not in storage.c, so that each kevent it
+ * queues takes the ready lock inline, and alone: the storage's lock
+ * disabled interrupts already.
  */
-void kevent_ready_irqs_off(struct kevent *k, int ret)
+void __kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint)
 {
-	struct kevent_queue *q = k->queue;
+	unsigned long flags;
+	struct kevent *k;
+	int ret;
 
-	spin_lock(&q->ready_lock);
-	kevent_ready_locked(q, k, ret);
-	spin_unlock(&q->ready_lock);
+	spin_lock_irqsave(&st->lock, flags);
+	list_for_each_entry(k, &st->list, storage_entry) {
+		if (!(READ_ONCE(k->uk.event) & event))
+			continue;
+		ret = k->cb->event ? k->cb->event(k, hint) : 1;
+		if (ret) {
+			spin_lock(&k->queue->ready_lock);
+			kevent_ready_locked(k->queue, k, ret);
+			spin_unlock(&k->queue->ready_lock);
+		}
+	}
+	spin_unlock_irqrestore(&st->lock, flags);
 }
 
 /**

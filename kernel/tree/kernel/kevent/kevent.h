@@ -339,7 +339,6 @@ int kevent_register(struct kevent_queue *q, const struct kevent_callbacks *cb,
 struct kevent *kevent_lookup(struct kevent_queue *q, const struct ukevent *uk);
 void kevent_modify(struct kevent_queue *q, struct kevent *k,
 		   const struct ukevent *uk);
-void kevent_ready_irqs_off(struct kevent *k, int ret);
 void kevent_object_gone(struct kevent *k, int err);
 void kevent_force_ready(struct kevent *k);
 void kevent_kick(struct kevent_queue *q);

@@ -21,7 +21,9 @@
  * notifier changed its object before it reads the union, a kevent adds
  * its bits before it reads the object: a full barrier on each side
  * makes one of them see the other (kevent_storage_want() and
- * kevent_storage_notify(), inline in <linux/kevent.h>).
+ * kevent_storage_notify(), inline in <linux/kevent.h>).  The walk of a
+ * notification, __kevent_storage_notify(), is in kevent.c, beside the
+ * ready list it feeds.
  */
 
 #include <linux/rcupdate.h>
@@ -206,32 +208,6 @@ int kevent_storage_call(struct kevent *k, int (*fn)(struct kevent *k))
 	}
 	rcu_read_unlock();
 	return ret;
-}
-
-/**
- * __kevent_storage_notify - the walk of kevent_storage_notify()
- * @st: the object's storage
- * @event: the event bits that happened, some of which a kevent asks for
- * @hint: what happened, for the source's &kevent_callbacks.event
- *
- * Use kevent_storage_notify(), which skips a notification nobody asked
- * for without the call.
- */
-void __kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint)
-{
-	unsigned long flags;
-	struct kevent *k;
-	int ret;
-
-	spin_lock_irqsave(&st->lock, flags);
-	list_for_each_entry(k, &st->list, storage_entry) {
-		if (!(READ_ONCE(k->uk.event) & event))
-			continue;
-		ret = k->cb->event ? k->cb->event(k, hint) : 1;
-		if (ret)
-			kevent_ready_irqs_off(k, ret);
-	}
-	spin_unlock_irqrestore(&st->lock, flags);
 }
 
 /**
