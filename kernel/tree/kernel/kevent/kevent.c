@@ -5,12 +5,12 @@
  * A registration is allocated and charged to its user (kevent_alloc()),
  * attached to its object (kevent_enqueue()) and put in its queue's index
  * (kevent_insert()).  Its object's notifications put it on the ready
- * list (kevent_ready()); a harvest takes it off, asks its source where
- * need be, reports it and, unless it is edge-triggered with nothing
- * pending, holds it until the call ends (kevent_harvest(),
- * kevent_sink_finish()); it leaves with kevent_remove(), which detaches,
- * unqueues, unindexes and frees it, into the queue's cache of freed
- * registrations (kevent_free()).
+ * list (__kevent_storage_notify(), kevent_ready()); a harvest takes it
+ * off, asks its source where need be, reports it and, unless it is
+ * edge-triggered with nothing pending, holds it until the call ends
+ * (kevent_harvest(), kevent_sink_finish()); it leaves with
+ * kevent_remove(), which detaches, unqueues, unindexes and frees it,
+ * into the queue's cache of freed registrations (kevent_free()).
  *
  * The index (index.c) finds a registration by its key, (type, id, user
  * data).  One whose object went away (KEVENT_INDEX_DEAD) is no longer
