@@ -61,6 +61,7 @@ echo "file /kevent/bench.sh $top/bench/guest.sh 755 0 0" >"$out/extra.list"
 "$obj/usr/gen_init_cpio" "$out/extra.list" >"$out/extra.cpio"
 cat "$out/base.cpio" "$out/extra.cpio" >"$out/initramfs.cpio"
 
+# TCG even where KVM would boot: plugins see only what TCG translates.
 # One vCPU: QEMU 7.2's inline counters are not per vCPU, and a single
 # thread of kbench needs no second.  nokaslr: the profile maps kernel
 # addresses with System.map as linked.
@@ -68,8 +69,8 @@ rm -f "$out/kcount.log"
 sizes="${COUNTED_SETS:+kevent.csets=$COUNTED_SETS}"
 sizes="$sizes${COUNTED_SCALE:+ kevent.cscale=$COUNTED_SCALE}"
 set +e
-KERNEL=$obj/arch/x86/boot/bzImage INITRD=$out/initramfs.cpio QEMU_SMP=1 \
-	QEMU_MEM=2G QEMU_ARGS="-plugin $plugin,out=$out/kcount.log,map=$obj/System.map" \
+ACCEL=tcg KERNEL=$obj/arch/x86/boot/bzImage INITRD=$out/initramfs.cpio \
+	QEMU_SMP=1 QEMU_MEM=2G QEMU_ARGS="-plugin $plugin,out=$out/kcount.log,map=$obj/System.map" \
 	APPEND="nokaslr kevent.bench=$guest $sizes" \
 	scripts/boot.sh bench "$out/guest.log" "$limit" |
 	awk '/^### STAGE|^FAIL/ { print "  guest: " $0; fflush() }'
