@@ -39,7 +39,7 @@ x86_64)	archdir=x86 image=bzImage llvm= cc=gcc suffix= ;;
 arm64)	archdir=arm64 image=Image llvm=1 cc=clang suffix=-arm64 ;;
 *)	echo "kernel.sh: ARCH is x86_64 or arm64, not $arch" >&2; exit 1 ;;
 esac
-obj=$build/obj$suffix${variant:+-$variant}
+obj=$(kernel_obj "$build")
 logs=$build/logs
 jobs=${JOBS:-$(nproc)}
 

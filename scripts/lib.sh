@@ -11,6 +11,8 @@
 #   say MESSAGE        "[  12s] MESSAGE": a step inside a part
 #   logged LOG CMD...  CMD with its output into LOG; if it fails, the
 #                      last 40 lines of LOG and die
+#   kernel_obj BUILD   the folder under BUILD that scripts/kernel.sh
+#                      builds the kernel of $ARCH and $VARIANT in
 
 start=$(date +%s)
 die_status=1
@@ -35,4 +37,11 @@ logged() {
 		tail -n 40 "$log" >&2
 		die "failed: $* (full log: $log)"
 	fi
+}
+
+kernel_obj() {
+	case "${ARCH:-x86_64}" in
+	x86_64)	echo "$1/obj${VARIANT:+-$VARIANT}" ;;
+	*)	echo "$1/obj-$ARCH${VARIANT:+-$VARIANT}" ;;
+	esac
 }

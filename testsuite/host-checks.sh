@@ -9,6 +9,7 @@
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
 cd "$top" || exit 1
 build=${BUILD:-$top/build}
 case "$build" in /*) ;; *) build=$top/$build ;; esac
@@ -109,10 +110,10 @@ mutants_apply() {
 }
 check "every mutant of testsuite/mutants applies to the assembled tree" \
 	mutants_apply
-# Read from the objects, so that a call the source hides in a macro
-# counts too.
+# Read from the objects of the kernel make check built, so that a call
+# the source hides in a macro counts too.
 check "the files of kernel/kevent call each other in no circle" \
-	scripts/core-calls.py "$build/obj/kernel/kevent"
+	scripts/core-calls.py "$(kernel_obj "$build")/kernel/kevent"
 
 # A tool that a script calls and deps.sh does not install works here,
 # where it was installed by hand, and fails on a fresh machine.
