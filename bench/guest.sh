@@ -31,7 +31,8 @@ counted)
 	# each set (KIND:SIZE), the minimum of 5 repetitions; 1,024 HTTP
 	# requests to each server on 1 and on 64 connections.
 	T=0 R=5 STAGES=counted CROUNDS=200 CREADY="1 8 64"
-	CSETS="pipe:1000 unix:1000 tcp:1000 pipe:10000" CCN=1024 CCYCLES=2
+	CSETS="pipe:1000 unix:1000 tcp:1000 pipe:10000 unix:10000 tcp:10000"
+	CCN=1024 CCYCLES=2
 	CSCALE=100,1000,10000,100000 CHCONNS="1 64" CHREQS=1024
 	;;
 counted-smoke)

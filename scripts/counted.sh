@@ -17,7 +17,7 @@
 #
 # Environment: COUNTED_TIME_LIMIT (seconds the guest may run, default
 # 1800 for full, 300 for smoke); for a shorter run, COUNTED_SETS (the
-# harvest's sets, default "pipe:1000,unix:1000,tcp:1000,pipe:10000")
+# harvest's sets, default 1,000 and 10,000 of pipe, unix and tcp)
 # and COUNTED_SCALE (the idle sizes, default "100,1000,10000,100000";
 # none: no idle registrations).
 set -eu
