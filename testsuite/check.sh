@@ -84,7 +84,7 @@ fi
 conformance=
 if [ "$arch" = x86_64 ]; then
 	stage "conformance: make conformance and the bundle in the guest"
-	KERNEL=$build/obj${VARIANT:+-$VARIANT}/arch/x86/boot/bzImage \
+	KERNEL=$(kernel_obj "$build")/arch/x86/boot/bzImage \
 		scripts/conformance.sh tap evtest init ctl-m32 \
 		>"$build/conformance.tap" 2>&1 || true
 	conformance="--host $build/conformance.tap"
