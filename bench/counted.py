@@ -85,8 +85,7 @@ OWN_OBJS = {
 # its write (file_update_time()) and its read (touch_atime()).  Each
 # round makes the same writes and reads, but how many of them find the
 # clock ticked since the pipe's last, and update the stamps, depends on
-# where the ticks fall: it moved a round of the 1,000-pipe set by up to
-# 110 instructions per event between repetitions, mechanism or none.
+# where the ticks fall ("The clock" in doc/benchmarks.md measures it).
 # Every count leaves these functions out.
 CLOCK_FUNCTIONS = frozenset([
     'file_update_time', 'inode_needs_update_time', 'touch_atime',
