@@ -23,7 +23,7 @@ struct kevent_queue;
  * @list: attached kevents, linked by &kevent.storage_entry
  * @count: the length of @list, under @lock
  * @events: the event bits that some attached kevent asks for, or more;
- *	changed under @lock, read without it by kevent_storage_notify(), so
+ *	changed under @lock, read without it by kevent_storage_asked(), so
  *	that a notification nobody asked for takes no lock
  * @rcu: frees the storage an RCU grace period after its object went away
  *
@@ -197,6 +197,32 @@ int kevent_storage_attach(struct kevent_storage *st, struct kevent *k);
 void kevent_storage_detach(struct kevent *k);
 int kevent_storage_call(struct kevent *k, int (*fn)(struct kevent *k));
 void __kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint);
+void __kevent_storage_notify_ready(struct kevent_storage *st, u32 event,
+				   u32 ready);
+
+/**
+ * kevent_storage_asked - does a kevent of @st ask for a bit of @event?
+ * @st: the object's storage
+ * @event: the event bits that happened, after the object changed
+ *
+ * A notification of bits nobody asked for, a pipe's every read where
+ * kevents wait for data, costs this test and no call.
+ *
+ * Return: false if no kevent of @st asks for any bit of @event.
+ */
+static inline bool kevent_storage_asked(struct kevent_storage *st, u32 event)
+{
+	if (READ_ONCE(st->events) & event)
+		return true;
+	/*
+	 * Pairs with the barrier of kevent_storage_want(): the caller
+	 * changed the object before this, so either the bits of a kevent
+	 * being added are seen now, or its check sees the change.  Only
+	 * the path that skips the lock needs it.
+	 */
+	smp_mb();
+	return READ_ONCE(st->events) & event;
+}
 
 /**
  * kevent_storage_notify - an object reports that @event happened
@@ -206,26 +232,13 @@ void __kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint);
  *
  * Every kevent attached to @st that asks for one of the bits is asked
  * whether it is ready (&kevent_callbacks.event; without one, it is), and
- * queued ready or broken if so.  Callable from any context.  Inline: a
- * notification of bits nobody asked for, a pipe's every read where
- * kevents wait for data, costs a test and no call.
+ * queued ready or broken if so.  Callable from any context.
  */
 static inline void kevent_storage_notify(struct kevent_storage *st,
 					 u32 event, void *hint)
 {
-	if (!(READ_ONCE(st->events) & event)) {
-		/*
-		 * Pairs with the barrier of kevent_storage_want(): the
-		 * caller changed the object before this, so either the
-		 * bits of a kevent being added are seen now, or its check
-		 * sees the change.  Only the path that skips the lock
-		 * needs it.
-		 */
-		smp_mb();
-		if (!(READ_ONCE(st->events) & event))
-			return;
-	}
-	__kevent_storage_notify(st, event, hint);
+	if (kevent_storage_asked(st, event))
+		__kevent_storage_notify(st, event, hint);
 }
 
 void kevent_ready(struct kevent *k, int ret);

@@ -393,28 +393,31 @@ void kevent_ready(struct kevent *k, int ret)
 	spin_unlock_irqrestore(&q->ready_lock, flags);
 }
 
-/**
- * __kevent_storage_notify - the walk of kevent_storage_notify()
- * @st: the object's storage
- * @event: the event bits that happened, some of which a kevent asks for
- * @hint: what happened, for the source's &kevent_callbacks.event
- *
- * Use kevent_storage_notify(), which skips a notification nobody asked
- * for without the call.  Here, not in storage.c, so that each kevent it
- * queues takes the ready lock inline, and alone: the storage's lock
- * disabled interrupts already.
+/*
+ * The walk of a notification, inline in its two callers below, so that
+ * each kevent it queues takes the ready lock inline, and alone: the
+ * storage's lock disabled interrupts already.  With @decided, the
+ * notifier found what is ready for every kevent of @st, @ready, and no
+ * source is asked.
  */
-void __kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint)
+static __always_inline void kevent_storage_walk(struct kevent_storage *st,
+						u32 event, void *hint,
+						bool decided, u32 ready)
 {
 	unsigned long flags;
 	struct kevent *k;
+	u32 asked;
 	int ret;
 
 	spin_lock_irqsave(&st->lock, flags);
 	list_for_each_entry(k, &st->list, storage_entry) {
-		if (!(READ_ONCE(k->uk.event) & event))
+		asked = READ_ONCE(k->uk.event);
+		if (!(asked & event))
 			continue;
-		ret = k->cb->event ? k->cb->event(k, hint) : 1;
+		if (decided)
+			ret = !!(asked & ready);
+		else
+			ret = k->cb->event ? k->cb->event(k, hint) : 1;
 		if (ret) {
 			spin_lock(&k->queue->ready_lock);
 			kevent_ready_locked(k->queue, k, ret);
@@ -422,6 +425,40 @@ void __kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint)
 		}
 	}
 	spin_unlock_irqrestore(&st->lock, flags);
+}
+
+/**
+ * __kevent_storage_notify - the walk of kevent_storage_notify()
+ * @st: the object's storage
+ * @event: the event bits that happened, some of which a kevent asks for
+ * @hint: what happened, for the source's &kevent_callbacks.event
+ *
+ * Use kevent_storage_notify(), which skips a notification nobody asked
+ * for without the call.  Here, not in storage.c, beside the ready list
+ * it feeds.
+ */
+void __kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint)
+{
+	kevent_storage_walk(st, event, hint, false, 0);
+}
+
+/**
+ * __kevent_storage_notify_ready - a notification whose readiness is known
+ * @st: the object's storage
+ * @event: the event bits that happened, some of which a kevent asks for
+ *	(kevent_storage_asked())
+ * @ready: the event bits that are ready now, for every kevent of @st
+ *
+ * As kevent_storage_notify(), for an object that tells once what is
+ * ready for all its kevents: a kevent that asks for a bit of @event is
+ * queued ready if it asks for a bit of @ready, without the call to its
+ * source's &kevent_callbacks.event, which a pipe makes per kevent only
+ * to read the same ring indexes again.  Callable from any context.
+ */
+void __kevent_storage_notify_ready(struct kevent_storage *st, u32 event,
+				   u32 ready)
+{
+	kevent_storage_walk(st, event, NULL, true, ready);
 }
 
 /**

@@ -12,10 +12,10 @@
  * fs/pipe.c and fs/splice.c notify through pipe_kevent_notify() where
  * they wake the pipe's own waiters.  Readiness is decided here from the
  * ring's indexes and the counts of readers and writers, as pipe_poll()
- * decides it, under the storage lock, which keeps the pipe alive.  A
- * pipe without writers breaks its RECV kevents once it is empty, one
- * without readers its SEND kevents at once (-EPIPE), as read() returns 0
- * and write() fails with EPIPE then.
+ * decides it.  A pipe without writers breaks its RECV kevents once it is
+ * empty, one without readers its SEND kevents at once (-EPIPE), as
+ * read() returns 0 and write() fails with EPIPE then.  A pipe with both
+ * is decided once per notification, for all its kevents.
  */
 
 #include <linux/file.h>
@@ -42,40 +42,49 @@ struct kevent_pipe {
 };
 
 /*
- * Is @k ready?  Under the storage lock, which keeps the pipe alive, or
- * at the ADD, under the reference to the pipe's file.
+ * Which of @asked, KEVENT_SOCKET_RECV and KEVENT_SOCKET_SEND, @pipe's
+ * ring has: data, room.
  *
  * The ring's indexes are read without the pipe's locks, as pipe_poll()
  * reads them: each change of the pipe notifies after it, and that
- * notification, which finds @k attached once this check may run, reads
- * the indexes again.  F_SETPIPE_SZ renumbers both indexes at once, so a
- * read that overlaps it may pair an old one with a new one; it notifies
- * RECV and SEND afterwards, which decides every kevent of the pipe
- * anew.
+ * notification, which finds a kevent attached once its check may run,
+ * reads the indexes again.  F_SETPIPE_SZ renumbers both indexes at once,
+ * so a read that overlaps it may pair an old one with a new one; it
+ * notifies RECV and SEND afterwards, which decides every kevent of the
+ * pipe anew.
+ */
+static u32 kevent_pipe_ready(const struct pipe_inode_info *pipe, u32 asked)
+{
+	unsigned int head = READ_ONCE(pipe->head);
+	unsigned int tail = READ_ONCE(pipe->tail);
+	u32 ready = 0;
+
+	if ((asked & KEVENT_SOCKET_RECV) && !pipe_empty(head, tail))
+		ready |= KEVENT_SOCKET_RECV;
+	if ((asked & KEVENT_SOCKET_SEND) &&
+	    !pipe_full(head, tail, READ_ONCE(pipe->max_usage)))
+		ready |= KEVENT_SOCKET_SEND;
+	return ready;
+}
+
+/*
+ * Is @k ready?  Under the storage lock, which keeps the pipe alive, or
+ * at the ADD, under the reference to the pipe's file.
  */
 static int kevent_pipe_state(struct kevent *k)
 {
 	const struct kevent_pipe *p = kevent_priv(k);
 	struct pipe_inode_info *pipe = p->pipe;
 	u32 event = READ_ONCE(k->uk.event);
-	unsigned int head = READ_ONCE(pipe->head);
-	unsigned int tail = READ_ONCE(pipe->tail);
-	int ret = 0;
+	u32 ready = kevent_pipe_ready(pipe, event);
 
-	if (event & KEVENT_SOCKET_RECV) {
-		if (!pipe_empty(head, tail))
-			ret = 1;
-		else if (!READ_ONCE(pipe->writers) &&
-			 READ_ONCE(pipe->w_counter) != p->w_counter)
-			return -EPIPE;
-	}
-	if (event & KEVENT_SOCKET_SEND) {
-		if (!READ_ONCE(pipe->readers))
-			return -EPIPE;
-		if (!pipe_full(head, tail, READ_ONCE(pipe->max_usage)))
-			ret = 1;
-	}
-	return ret;
+	if ((event & KEVENT_SOCKET_RECV) && !(ready & KEVENT_SOCKET_RECV) &&
+	    !READ_ONCE(pipe->writers) &&
+	    READ_ONCE(pipe->w_counter) != p->w_counter)
+		return -EPIPE;
+	if ((event & KEVENT_SOCKET_SEND) && !READ_ONCE(pipe->readers))
+		return -EPIPE;
+	return !!ready;
 }
 
 static int kevent_pipe_event(struct kevent *k, void *hint)
@@ -174,11 +183,25 @@ out:
  */
 void kevent_pipe_notify(struct pipe_inode_info *pipe, u32 event)
 {
+	struct kevent_storage *st = pipe->kevent;
+	u32 ready;
+
 	/* The read that empties a pipe without writers breaks RECV. */
 	if ((event & KEVENT_SOCKET_SEND) && !READ_ONCE(pipe->writers) &&
 	    pipe_empty(READ_ONCE(pipe->head), READ_ONCE(pipe->tail)))
 		event |= KEVENT_SOCKET_RECV;
-	kevent_storage_notify(pipe->kevent, event, NULL);
+	if (!kevent_storage_asked(st, event))
+		return;
+	/*
+	 * With readers and writers no kevent of the pipe is broken, and
+	 * what is ready is the same for all: decided once, not by each.
+	 */
+	if (READ_ONCE(pipe->readers) && READ_ONCE(pipe->writers)) {
+		ready = kevent_pipe_ready(pipe, KEVENT_PIPE_EVENTS);
+		__kevent_storage_notify_ready(st, event, ready);
+	} else {
+		__kevent_storage_notify(st, event, NULL);
+	}
 }
 
 /**

@@ -21,7 +21,7 @@
  * notifier changed its object before it reads the union, a kevent adds
  * its bits before it reads the object: a full barrier on each side
  * makes one of them see the other (kevent_storage_want() and
- * kevent_storage_notify(), inline in <linux/kevent.h>).  The walk of a
+ * kevent_storage_asked(), inline in <linux/kevent.h>).  The walk of a
  * notification, __kevent_storage_notify(), is in kevent.c, beside the
  * ready list it feeds.
  */
@@ -89,7 +89,7 @@ struct kevent_storage *__kevent_storage_get(struct kevent_storage **slot,
  * Add the bits that @k asks for to @st's union, under @st's lock.  The
  * barrier orders their store before what the caller reads of the object
  * next, against a notifier that changed the object and then finds the
- * bits missing (kevent_storage_notify()).
+ * bits missing (kevent_storage_asked()).
  */
 static void kevent_storage_want(struct kevent_storage *st, struct kevent *k)
 {
@@ -97,7 +97,7 @@ static void kevent_storage_want(struct kevent_storage *st, struct kevent *k)
 
 	if (event & ~st->events) {
 		WRITE_ONCE(st->events, st->events | event);
-		/* Pairs with the one of kevent_storage_notify(). */
+		/* Pairs with the one of kevent_storage_asked(). */
 		smp_mb();
 	}
 }
