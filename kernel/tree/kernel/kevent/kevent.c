@@ -346,13 +346,18 @@ static __always_inline void kevent_notified_locked(struct kevent_queue *q,
 		kevent_direct_forget_locked(q, k);
 	}
 	if (k->state & (KEVENT_STATE_TRANSIT | KEVENT_STATE_HELD |
-			KEVENT_STATE_CHECKING))
+			KEVENT_STATE_CHECKING)) {
 		k->state |= KEVENT_STATE_AGAIN;
-	else if (!(k->state & KEVENT_STATE_READY)) {
+	} else if (!(k->state & KEVENT_STATE_READY)) {
+		/*
+		 * Only a kevent that is ready or in transit is marked for a
+		 * recheck: this one has nothing to clear.
+		 */
 		if (!q->direct)
 			kevent_enqueue_locked(q, k);
 		else if (!kevent_post_locked(q, k))
 			kevent_direct_enqueue_locked(q, k);
+		return;
 	}
 	/* Known ready now: a requeued one need not be rechecked. */
 	if (k->state & KEVENT_STATE_READY)

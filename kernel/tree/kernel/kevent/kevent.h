@@ -61,7 +61,7 @@ enum {
 	KEVENT_STATE_AGAIN	= 0x04,	/* notified while in transit or held */
 	KEVENT_STATE_FORCED	= 0x08,	/* made ready by KEVENT_CTL_READY */
 	KEVENT_STATE_BROKEN	= 0x10,	/* the object failed or went away */
-	KEVENT_STATE_RECHECK	= 0x20,	/* requeued level-triggered */
+	KEVENT_STATE_RECHECK	= 0x20,	/* requeued LT; READY or TRANSIT */
 	KEVENT_STATE_HELD	= 0x40,	/* reported, held until the call ends */
 	KEVENT_STATE_CHECKING	= 0x80,	/* READY, its source being asked */
 	KEVENT_STATE_POSTED	= 0x100,	/* in a slot of the direct ring */
