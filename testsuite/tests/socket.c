@@ -260,6 +260,22 @@ static void test_recv(const struct kind *k)
 	put(a, n);
 	ok(getev(q, 2000, ev, 4) == 1 && is_ready(&ev[0], 5, KEVENT_SOCKET_RECV),
 	   "%s: ET: reported again when more data come", n);
+	/*
+	 * Data on data not yet reported.  The other queue's registration,
+	 * attached last, is notified after this one: once it is reported,
+	 * both data were notified here.
+	 */
+	drain(b);
+	q2 = anchored_queue();
+	setup_add(q2, sock_uk(b, KEVENT_SOCKET_RECV, KEVENT_REQ_ET, 12));
+	put(a, n);
+	must(getev(q2, 2000, ev, 4) == 1, "the data reach the socket");
+	put(a, n);
+	must(getev(q2, 2000, ev, 4) == 1, "more data reach the socket");
+	ok(getev(q, 0, ev, 4) == 1 && is_ready(&ev[0], 5, KEVENT_SOCKET_RECV),
+	   "%s: ET: data on data not yet reported: reported once", n);
+	is_int(getev(q, 0, ev, 4), 0, "%s: ET: ... and not again", n);
+	close(q2);
 	ok(removed(q, b, 5), "%s: ET: still registered", n);
 	drain(b);
 
@@ -722,7 +738,7 @@ static void test_hangups(void)
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 	struct sockaddr_storage ss;
 	struct ukevent ev[4];
-	int q = anchored_queue(), a, b, l, i;
+	int q = anchored_queue(), q2, a, b, l, i;
 	socklen_t len;
 
 	/* A refused connection. */
@@ -745,6 +761,26 @@ static void test_hangups(void)
 	setsockopt(a, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	close(a);
 	expect_broken(q, 21, ECONNRESET, "tcp4: reset: BROKEN, -ECONNRESET");
+	close(b);
+	/*
+	 * The same, the registration queued ready by data not yet read.
+	 * The other queue's registration is notified after it: once that
+	 * one is reported broken, the reset was notified to both.
+	 */
+	make_pair(&kinds[0], &a, &b);
+	q2 = anchored_queue();
+	setup_add(q, sock_uk(b, KEVENT_SOCKET_RECV, KEVENT_REQ_ET, 23));
+	setup_add(q2, sock_uk(b, KEVENT_SOCKET_RECV, KEVENT_REQ_ET, 24));
+	put(a, "tcp4");
+	must(getev(q2, 2000, ev, 4) == 1, "the data reach the socket");
+	setsockopt(a, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(a);
+	must(getev(q2, 2000, ev, 4) == 1 && is_broken(&ev[0], 24, ECONNRESET),
+	     "the reset reaches the socket");
+	close(q2);
+	expect_broken(q, 23, ECONNRESET,
+		      "tcp4: data, then a reset before the report: BROKEN, "
+		      "-ECONNRESET");
 	close(b);
 	make_pair(&kinds[1], &a, &b);
 	setup_add(q, sock_uk(b, KEVENT_SOCKET_RECV, 0, 22));
@@ -940,7 +976,7 @@ int main(void)
 {
 	unsigned int i;
 
-	plan(265);
+	plan(276);
 	tap_watchdog(55);
 	signal(SIGPIPE, SIG_IGN);
 	kevent_require();

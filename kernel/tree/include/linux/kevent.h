@@ -197,6 +197,7 @@ int kevent_storage_attach(struct kevent_storage *st, struct kevent *k);
 void kevent_storage_detach(struct kevent *k);
 int kevent_storage_call(struct kevent *k, int (*fn)(struct kevent *k));
 void __kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint);
+void __kevent_storage_notify_more(struct kevent_storage *st, u32 event);
 void __kevent_storage_notify_ready(struct kevent_storage *st, u32 event,
 				   u32 ready);
 

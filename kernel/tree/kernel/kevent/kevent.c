@@ -398,16 +398,52 @@ void kevent_ready(struct kevent *k, int ret)
 	spin_unlock_irqrestore(&q->ready_lock, flags);
 }
 
+/* How a notification's walk decides whether a kevent is ready. */
+enum kevent_walk {
+	KEVENT_WALK_ASK,	/* its source says */
+	KEVENT_WALK_MORE,	/* as ASK, unless its report stands */
+	KEVENT_WALK_DECIDED,	/* the notifier said, for every kevent */
+};
+
+/* Of these bits of its state, a kevent whose report stands has READY. */
+#define KEVENT_STATE_STANDING_MASK \
+	(KEVENT_STATE_READY | KEVENT_STATE_RECHECK | KEVENT_STATE_CHECKING | \
+	 KEVENT_STATE_POSTED)
+
 /*
- * The walk of a notification, inline in its two callers below, so that
+ * Does @k's report stand whatever a notification that only adds to what
+ * its object offers of @event finds?  It does if @k is queued ready, no
+ * recheck pending, and asks for no other bit: asking its source again
+ * would find the same bits ready, or none if they were taken meanwhile,
+ * which leaves a queued kevent queued.  The state is peeked without the
+ * ready lock, so that a kevent that is not queued costs the notification
+ * one test, and confirmed under it.
+ */
+static __always_inline bool kevent_report_stands(struct kevent *k,
+						 u32 asked, u32 event)
+{
+	struct kevent_queue *q = k->queue;
+	bool stands;
+
+	/* Read racily, as a hint: confirmed under the lock. */
+	if (!(data_race(k->state) & KEVENT_STATE_READY) || (asked & ~event))
+		return false;
+	spin_lock(&q->ready_lock);
+	stands = (k->state & KEVENT_STATE_STANDING_MASK) == KEVENT_STATE_READY;
+	spin_unlock(&q->ready_lock);
+	return stands;
+}
+
+/*
+ * The walk of a notification, inline in its callers below, so that
  * each kevent it queues takes the ready lock inline, and alone: the
- * storage's lock disabled interrupts already.  With @decided, the
- * notifier found what is ready for every kevent of @st, @ready, and no
- * source is asked.
+ * storage's lock disabled interrupts already.  With KEVENT_WALK_DECIDED,
+ * the notifier found what is ready for every kevent of @st, @ready, and
+ * no source is asked.
  */
 static __always_inline void kevent_storage_walk(struct kevent_storage *st,
 						u32 event, void *hint,
-						bool decided, u32 ready)
+						enum kevent_walk how, u32 ready)
 {
 	unsigned long flags;
 	struct kevent *k;
@@ -419,8 +455,11 @@ static __always_inline void kevent_storage_walk(struct kevent_storage *st,
 		asked = READ_ONCE(k->uk.event);
 		if (!(asked & event))
 			continue;
-		if (decided)
+		if (how == KEVENT_WALK_DECIDED)
 			ret = !!(asked & ready);
+		else if (how == KEVENT_WALK_MORE &&
+			 kevent_report_stands(k, asked, event))
+			continue;
 		else
 			ret = k->cb->event ? k->cb->event(k, hint) : 1;
 		if (ret) {
@@ -444,7 +483,27 @@ static __always_inline void kevent_storage_walk(struct kevent_storage *st,
  */
 void __kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint)
 {
-	kevent_storage_walk(st, event, hint, false, 0);
+	kevent_storage_walk(st, event, hint, KEVENT_WALK_ASK, 0);
+}
+
+/**
+ * __kevent_storage_notify_more - a notification that only adds readiness
+ * @st: the object's storage
+ * @event: the event bits whose readiness the object added to, some of
+ *	which a kevent asks for (kevent_storage_asked())
+ *
+ * As kevent_storage_notify() with no hint, for an object that announces
+ * here only what it now offers more of (data, a connection, room to
+ * send), and through kevent_storage_notify() every change that may take
+ * readiness away or break a kevent.  A kevent queued ready that
+ * asks for no other bit than @event is left as it is, without the call
+ * to its source: its report stands.  A server that reads a socket as its
+ * requests arrive, without waiting in between, pays this once per
+ * request.  Callable from any context.
+ */
+void __kevent_storage_notify_more(struct kevent_storage *st, u32 event)
+{
+	kevent_storage_walk(st, event, NULL, KEVENT_WALK_MORE, 0);
 }
 
 /**
@@ -463,7 +522,7 @@ void __kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint)
 void __kevent_storage_notify_ready(struct kevent_storage *st, u32 event,
 				   u32 ready)
 {
-	kevent_storage_walk(st, event, NULL, true, ready);
+	kevent_storage_walk(st, event, NULL, KEVENT_WALK_DECIDED, ready);
 }
 
 /**

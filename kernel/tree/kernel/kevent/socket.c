@@ -20,6 +20,9 @@
  * Readiness is decided when the socket notifies, under the storage lock,
  * from the socket's state read without its locks, as each protocol's
  * poll reads it: the callbacks run after the change they announce.
+ * Data, a connection or room to send only add to what was ready, and
+ * leave a kevent already queued as it is; an error or a change of state
+ * decides again.
  * Sending on an AF_UNIX socket is decided by the protocol's poll, which
  * for a stream socket reads the state alone.  A datagram socket can
  * send only while its peer's queue has room, which its poll reads
@@ -178,13 +181,20 @@ static int kevent_socket_state(struct kevent *k, struct socket *sock)
 /**
  * __kevent_socket_notify - tell the kevents of a socket what may have changed
  * @st: the socket's storage
- * @event: the KEVENT_SOCKET_* bits whose readiness may have changed
+ * @event: the KEVENT_SOCKET_* bits whose readiness may have changed: all
+ *	of them for a change of state or an error, which may take readiness
+ *	away; for data, a connection or room to send, only those it adds to
  *
  * Called by kevent_socket_notify() from any context.
  */
 void __kevent_socket_notify(struct kevent_storage *st, u32 event)
 {
-	kevent_storage_notify(st, event, NULL);
+	if (!kevent_storage_asked(st, event))
+		return;
+	if (event == KEVENT_SOCKET_EVENTS)
+		__kevent_storage_notify(st, event, NULL);
+	else
+		__kevent_storage_notify_more(st, event);
 }
 EXPORT_SYMBOL_GPL(__kevent_socket_notify);
 
