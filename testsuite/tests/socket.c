@@ -338,6 +338,28 @@ static void test_recv(const struct kind *k)
 	   ev[0].ret_flags == KEVENT_RET_DONE,
 	   "%s: READY reports it without data", n);
 
+	/*
+	 * The data that come before the report of a READY are what the
+	 * source last set, but on a UNIX datagram socket, whose readiness
+	 * is decided at delivery, which READY skips.  The other queue's
+	 * registration is notified after this one, as above.
+	 */
+	q2 = anchored_queue();
+	setup_add(q, sock_uk(b, KEVENT_SOCKET_RECV, KEVENT_REQ_ET, 11));
+	setup_add(q2, sock_uk(b, KEVENT_SOCKET_RECV, KEVENT_REQ_ET, 12));
+	uk = sock_uk(b, KEVENT_SOCKET_RECV, 0, 11);
+	must(ctl1(q, KEVENT_CTL_READY, &uk) == 0, "READY of a registration");
+	put(a, n);
+	must(getev(q2, 2000, ev, 4) == 1, "the data reach the socket");
+	close(q2);
+	got = getev(q, 0, ev, 4);
+	if (k->family != AF_UNIX || k->type != SOCK_DGRAM)
+		ok(got == 1 && is_ready(&ev[0], 11, KEVENT_SOCKET_RECV),
+		   "%s: READY, then data before the report: ret_data[0] = "
+		   "RECV [KEVENT_CTL_READY.2const]", n);
+	must(removed(q, b, 11), "REMOVE of the registration made READY");
+	drain(b);
+
 	close(a);
 	close(b);
 	close(q);
@@ -976,7 +998,7 @@ int main(void)
 {
 	unsigned int i;
 
-	plan(276);
+	plan(280);
 	tap_watchdog(55);
 	signal(SIGPIPE, SIG_IGN);
 	kevent_require();

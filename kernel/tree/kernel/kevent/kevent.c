@@ -405,19 +405,15 @@ enum kevent_walk {
 	KEVENT_WALK_DECIDED,	/* the notifier said, for every kevent */
 };
 
-/* Of these bits of its state, a kevent whose report stands has READY. */
-#define KEVENT_STATE_STANDING_MASK \
-	(KEVENT_STATE_READY | KEVENT_STATE_RECHECK | KEVENT_STATE_CHECKING | \
-	 KEVENT_STATE_POSTED)
-
 /*
  * Does @k's report stand whatever a notification that only adds to what
- * its object offers of @event finds?  It does if @k is queued ready, no
- * recheck pending, and asks for no other bit: asking its source again
- * would find the same bits ready, or none if they were taken meanwhile,
- * which leaves a queued kevent queued.  The state is peeked without the
- * ready lock, so that a kevent that is not queued costs the notification
- * one test, and confirmed under it.
+ * its object offers of @event finds?  It does if @k is queued ready as
+ * its source last found it (not forced, broken, or to be rechecked) and
+ * asks for no other bit: asking its source again would find the same
+ * bits ready, or none if they were taken meanwhile, which leaves a
+ * queued kevent queued.  The state is peeked without the ready lock, so
+ * that a kevent that is not queued costs the notification one test, and
+ * confirmed under it.
  */
 static __always_inline bool kevent_report_stands(struct kevent *k,
 						 u32 asked, u32 event)
@@ -429,7 +425,7 @@ static __always_inline bool kevent_report_stands(struct kevent *k,
 	if (!(data_race(k->state) & KEVENT_STATE_READY) || (asked & ~event))
 		return false;
 	spin_lock(&q->ready_lock);
-	stands = (k->state & KEVENT_STATE_STANDING_MASK) == KEVENT_STATE_READY;
+	stands = k->state == KEVENT_STATE_READY;
 	spin_unlock(&q->ready_lock);
 	return stands;
 }
@@ -495,9 +491,9 @@ void __kevent_storage_notify(struct kevent_storage *st, u32 event, void *hint)
  * As kevent_storage_notify() with no hint, for an object that announces
  * here only what it now offers more of (data, a connection, room to
  * send), and through kevent_storage_notify() every change that may take
- * readiness away or break a kevent.  A kevent queued ready that
- * asks for no other bit than @event is left as it is, without the call
- * to its source: its report stands.  A server that reads a socket as its
+ * readiness away or break a kevent.  A kevent queued ready that asks for
+ * no other bit than @event is left as it is, without the call to its
+ * source: its report stands.  A server that reads a socket as its
  * requests arrive, without waiting in between, pays this once per
  * request.  Callable from any context.
  */
