@@ -126,6 +126,7 @@ struct kevent_callbacks {
  * @uk: the request as userspace made it, and its return fields
  * @state: KEVENT_STATE_* bits, under the queue's ready lock
  * @index_state: KEVENT_INDEX_* bits, changed atomically
+ * @index_hash: the hash of @uk's key, by which the index chains @k
  * @confirm: its notifications may be spurious: ask its source
  *	(&kevent_callbacks.check) before each report.  Set for every kevent
  *	of a source with KEVENT_CALLBACKS_RECHECK, or by the source's
@@ -150,6 +151,7 @@ struct kevent {
 	struct ukevent uk;
 	unsigned int state;
 	atomic_t index_state;
+	u32 index_hash;
 	bool confirm;
 	union {
 		u64 ring_pos;

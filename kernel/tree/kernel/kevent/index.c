@@ -15,7 +15,6 @@
  * slows their own queue and nothing else.
  */
 
-#include <linux/hash.h>
 #include <linux/slab.h>
 
 #include "kevent.h"
@@ -26,15 +25,15 @@ static bool kevent_key_equal(const struct ukevent *a, const struct ukevent *b)
 	       a->ptr == b->ptr;
 }
 
-/* Inline: an ADD hashes its key twice, a REMOVE once. */
-static __always_inline struct hlist_head *
-kevent_index_bucket(struct hlist_head *buckets, unsigned int bits,
-		    const struct ukevent *uk)
+/*
+ * The top @bits bits of @hash: the hash is kept with each registration
+ * (&kevent.index_hash), so that a table that doubles moves its
+ * registrations without hashing their keys again.
+ */
+static struct hlist_head *kevent_index_bucket(struct hlist_head *buckets,
+					      unsigned int bits, u32 hash)
 {
-	u64 h = (uk->id.raw_u64 ^ uk->type) * GOLDEN_RATIO_64;
-
-	/* The user data is often the id again: mix it in after. */
-	return &buckets[hash_64(h ^ uk->ptr, bits)];
+	return &buckets[hash >> (32 - bits)];
 }
 
 /**
@@ -66,18 +65,19 @@ void kevent_index_destroy(struct kevent_index *idx)
  * kevent_index_find - the registration with a key
  * @idx: the index, under its queue's mutex or index lock
  * @uk: a request, whose type, id and user data are the key
+ * @hash: kevent_index_hash() of @uk
  *
  * Return: the registration in @idx with @uk's key, dead or alive, or
  * NULL.
  */
 struct kevent *kevent_index_find(struct kevent_index *idx,
-				 const struct ukevent *uk)
+				 const struct ukevent *uk, u32 hash)
 {
 	struct kevent *k;
 
 	hlist_for_each_entry(k, kevent_index_bucket(idx->buckets, idx->bits,
-						    uk), index_node)
-		if (kevent_key_equal(&k->uk, uk))
+						    hash), index_node)
+		if (k->index_hash == hash && kevent_key_equal(&k->uk, uk))
 			return k;
 	return NULL;
 }
@@ -99,7 +99,7 @@ static void kevent_index_grow(struct kevent_index *idx)
 		hlist_for_each_entry_safe(k, next, &idx->buckets[i], index_node)
 			hlist_add_head(&k->index_node,
 				       kevent_index_bucket(buckets, bits,
-							   &k->uk));
+							   k->index_hash));
 	kevent_index_destroy(idx);
 	idx->buckets = buckets;
 	idx->bits = bits;
@@ -109,13 +109,15 @@ static void kevent_index_grow(struct kevent_index *idx)
  * kevent_index_add - put a registration in an index
  * @idx: the index, under its queue's mutex and index lock
  * @k: the registration, whose key is in none of @idx's
+ * @hash: kevent_index_hash() of @k's key
  */
-void kevent_index_add(struct kevent_index *idx, struct kevent *k)
+void kevent_index_add(struct kevent_index *idx, struct kevent *k, u32 hash)
 {
 	if (idx->count >= 2U << idx->bits && idx->bits < KEVENT_INDEX_MAX_BITS)
 		kevent_index_grow(idx);
+	k->index_hash = hash;
 	hlist_add_head(&k->index_node,
-		       kevent_index_bucket(idx->buckets, idx->bits, &k->uk));
+		       kevent_index_bucket(idx->buckets, idx->bits, hash));
 	idx->count++;
 }
 

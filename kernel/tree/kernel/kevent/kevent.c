@@ -108,7 +108,8 @@
  */
 struct kevent *kevent_lookup(struct kevent_queue *q, const struct ukevent *uk)
 {
-	struct kevent *k = kevent_index_find(&q->index, uk);
+	struct kevent *k = kevent_index_find(&q->index, uk,
+					     kevent_index_hash(uk));
 
 	return k && !kevent_dead(k) ? k : NULL;
 }
@@ -643,6 +644,7 @@ static void kevent_unindex(struct kevent_queue *q, struct kevent *k)
  * kevent_lookup_for_add - the registration a request names, before an ADD
  * @q: the queue, its mutex held
  * @uk: the request, whose type, id and user data are the key
+ * @hash: kevent_index_hash() of @uk
  *
  * A dead registration with @uk's key leaves the index, which only it
  * kept the key in: the same request may be added again at once.
@@ -650,13 +652,13 @@ static void kevent_unindex(struct kevent_queue *q, struct kevent *k)
  * Return: the live registration with @uk's key, or NULL.
  */
 static struct kevent *kevent_lookup_for_add(struct kevent_queue *q,
-					    const struct ukevent *uk)
+					    const struct ukevent *uk, u32 hash)
 {
 	struct kevent *k;
 
 	lockdep_assert_held(&q->mutex);
 
-	k = kevent_index_find(&q->index, uk);
+	k = kevent_index_find(&q->index, uk, hash);
 	if (k && kevent_dead(k)) {
 		kevent_unindex(q, k);
 		k = NULL;
@@ -669,13 +671,14 @@ static struct kevent *kevent_lookup_for_add(struct kevent_queue *q,
  * @q: the queue, its mutex held since kevent_lookup_for_add() found no
  *	registration with @new's key
  * @new: the registration
+ * @hash: kevent_index_hash() of @new's key
  */
-static void kevent_insert(struct kevent_queue *q, struct kevent *new)
+static void kevent_insert(struct kevent_queue *q, struct kevent *new, u32 hash)
 {
 	lockdep_assert_held(&q->mutex);
 
 	mutex_lock(&q->index_lock);
-	kevent_index_add(&q->index, new);
+	kevent_index_add(&q->index, new, hash);
 	mutex_unlock(&q->index_lock);
 	kevent_indexed(q, new, true);
 }
@@ -722,10 +725,11 @@ int kevent_register(struct kevent_queue *q, const struct kevent_callbacks *cb,
 		    const struct ukevent *uk, const void *priv, size_t size,
 		    struct kevent **kp)
 {
+	u32 hash = kevent_index_hash(uk);
 	struct kevent *k;
 	int ready;
 
-	if (kevent_lookup_for_add(q, uk))
+	if (kevent_lookup_for_add(q, uk, hash))
 		return -EEXIST;
 	k = kevent_alloc(q, cb, uk);
 	if (IS_ERR(k))
@@ -735,7 +739,7 @@ int kevent_register(struct kevent_queue *q, const struct kevent_callbacks *cb,
 	ready = kevent_enqueue(q, k);
 	if (ready < 0)
 		return ready;
-	kevent_insert(q, k);
+	kevent_insert(q, k, hash);
 	*kp = k;
 	return ready;
 }

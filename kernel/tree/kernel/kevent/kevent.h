@@ -6,6 +6,7 @@
 #define _KERNEL_KEVENT_KEVENT_H
 
 #include <linux/file.h>
+#include <linux/hash.h>
 #include <linux/irq_work.h>
 #include <linux/kevent.h>
 #include <linux/mutex.h>
@@ -320,11 +321,28 @@ static __always_inline struct kmem_cache *kevent_cache_of(u32 type)
 }
 
 /* index.c */
+
+/**
+ * kevent_index_hash - the hash of a request's key in a queue's index
+ * @uk: the request, whose type, id and user data are the key
+ *
+ * An ADD hashes its key once, for its lookup and its insertion.
+ *
+ * Return: 32 bits of hash, of which the index uses the top ones.
+ */
+static inline u32 kevent_index_hash(const struct ukevent *uk)
+{
+	u64 h = (uk->id.raw_u64 ^ uk->type) * GOLDEN_RATIO_64;
+
+	/* The user data is often the id again: mix it in after. */
+	return hash_64(h ^ uk->ptr, 32);
+}
+
 void kevent_index_init(struct kevent_index *idx);
 void kevent_index_destroy(struct kevent_index *idx);
 struct kevent *kevent_index_find(struct kevent_index *idx,
-				 const struct ukevent *uk);
-void kevent_index_add(struct kevent_index *idx, struct kevent *k);
+				 const struct ukevent *uk, u32 hash);
+void kevent_index_add(struct kevent_index *idx, struct kevent *k, u32 hash);
 void kevent_index_del(struct kevent_index *idx, struct kevent *k);
 
 /* limit.c */
