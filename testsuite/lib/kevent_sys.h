@@ -324,6 +324,22 @@ static inline long long ms_since(long long start_ns)
 	return (now_ns() - start_ns) / 1000000;
 }
 
+static inline long long realtime_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* A KEVENT_FLAGS_ABSTIME deadline ms from now (negative: in the past). */
+static inline struct __kernel_timespec realtime_in(long long ms)
+{
+	long long at = realtime_ns() + ms * 1000000LL;
+
+	return ts(at / 1000000000LL, at % 1000000000LL);
+}
+
 /* Low 32 bits of CLOCK_MONOTONIC in ms, as timer ret_data[0]. */
 static inline __u32 mono_ms32(void)
 {

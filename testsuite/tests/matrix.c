@@ -1422,21 +1422,6 @@ static void test_ring_threads(void)
 
 /* ================= kevent_wait() with an absolute timeout ================= */
 
-static long long realtime_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
-static struct __kernel_timespec abs_in(long long ms)
-{
-	long long at = realtime_ns() + ms * 1000000LL;
-
-	return ts(at / 1000000000LL, at % 1000000000LL);
-}
-
 static void test_abstime(void)
 {
 	struct __kernel_timespec dl;
@@ -1447,7 +1432,7 @@ static void test_abstime(void)
 	int n;
 
 	q_open(&q, PATH_RING);
-	dl = abs_in(300);
+	dl = realtime_in(300);
 	dl_ns = dl.tv_sec * 1000000000LL + dl.tv_nsec;
 	start = now_ns();
 	n = kevent_wait(q.fd, 1, q.uidx, &dl, KEVENT_FLAGS_ABSTIME);
@@ -1458,7 +1443,7 @@ static void test_abstime(void)
 	ok(ms_since(start) < 3000, "ABSTIME: returned soon after it (%lld ms)",
 	   ms_since(start));
 
-	dl = abs_in(-1000);
+	dl = realtime_in(-1000);
 	start = now_ns();
 	n = kevent_wait(q.fd, 1, q.uidx, &dl, KEVENT_FLAGS_ABSTIME);
 	ok(n == 0 && ms_since(start) < 1000,
@@ -1467,7 +1452,7 @@ static void test_abstime(void)
 
 	must(add1(q.fd, timer_ms(30, ONESHOT, p)) == 0, "ADD: %s",
 	     strerror(errno));
-	dl = abs_in(5000);
+	dl = realtime_in(5000);
 	start = now_ns();
 	n = kevent_wait(q.fd, 1, q.uidx, &dl, KEVENT_FLAGS_ABSTIME);
 	if (n > 0)

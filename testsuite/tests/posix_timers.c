@@ -156,21 +156,60 @@ static void test_oneshot(void)
 	close(q);
 }
 
+/*
+ * How long a timer ran, bracketed: the clock is read on both sides of the
+ * call that arms it and of the call that ends the count (a disarm or a
+ * harvest), so that a preemption between a call and a clock reading
+ * widens the bracket instead of failing the test.
+ */
+struct run_time {
+	long long arm_from, arm_by;	/* around timer_settime() */
+	long long min_ns, max_ns;	/* what the timer ran, at least and at most */
+};
+
+static void arm_timed(struct run_time *rt, timer_t tid, long first_us,
+		      long every_us)
+{
+	rt->arm_from = now_ns();
+	arm(tid, first_us, every_us);
+	rt->arm_by = now_ns();
+}
+
+static void run_ended(struct run_time *rt, long long end_from, long long end_by)
+{
+	rt->min_ns = end_from - rt->arm_by;
+	rt->max_ns = end_by - rt->arm_from;
+}
+
+static void disarm_timed(struct run_time *rt, timer_t tid)
+{
+	long long from = now_ns();
+
+	arm(tid, 0, 0);
+	run_ended(rt, from, now_ns());
+}
+
+/* Every expiry of a period_ns timer counted, give or take the one due. */
+static int expiries_fit(unsigned int n, const struct run_time *rt,
+			long long period_ns)
+{
+	return n + 1 >= rt->min_ns / period_ns && n <= rt->max_ns / period_ns + 1;
+}
+
 static void test_periodic(void)
 {
 	int q = new_queue(0), n, events = 0, bad = 0;
-	long long start, elapsed_ms, expected;
+	long long from;
+	struct run_time rt;
 	struct timespec res;
 	unsigned int sum = 0;
 	long period_ns;
 	struct ukevent uk[8];
-	struct itimerspec off;
 	timer_t tid;
 
 	is_int(kevent_timer(q, &tag_b, &tid), 0, "periodic: timer_create");
-	start = now_ns();
-	arm(tid, 10000, 10000);
-	while (ms_since(start) < 300) {
+	arm_timed(&rt, tid, 10000, 10000);
+	while (ms_since(rt.arm_by) < 300) {
 		n = sys_kevent_get_events(q, 1, 8, TSP(0, 50000000), uk, 0);
 		for (events += n > 0 ? n : 0; n > 0; n--) {
 			sum += uk[n - 1].ret_data[0];
@@ -178,29 +217,28 @@ static void test_periodic(void)
 				bad = 1;
 		}
 	}
-	memset(&off, 0, sizeof(off));
-	timer_settime(tid, 0, &off, NULL);
-	elapsed_ms = ms_since(start);
+	disarm_timed(&rt, tid);
 	while ((n = harvest(q, uk, 8)) > 0)
 		for (; n > 0; n--)
 			sum += uk[n - 1].ret_data[0];
 	ok(events > 5, "periodic: reported many times (%d)", events);
 	ok(!bad, "periodic: ret_data[1] is ret_data[0] - 1 every time");
-	ok(sum + 1 >= elapsed_ms / 10 && sum <= elapsed_ms / 10 + 1,
-	   "periodic: every expiry counted (%u in %lld ms)", sum, elapsed_ms);
+	ok(expiries_fit(sum, &rt, 10000000),
+	   "periodic: every expiry counted (%u in %lld to %lld ms)", sum,
+	   rt.min_ns / 1000000, rt.max_ns / 1000000);
 
 	/* Not harvested for a while: one report, the rest as overrun. */
-	start = now_ns();
-	arm(tid, 10000, 10000);
+	arm_timed(&rt, tid, 10000, 10000);
 	msleep(105);
+	from = now_ns();
 	n = harvest(q, uk, 8);
-	elapsed_ms = ms_since(start);
+	run_ended(&rt, from, now_ns());
 	is_int(n, 1, "unharvested: one report");
-	ok(uk[0].ret_data[0] + 1 >= elapsed_ms / 10 - 1 &&
-	   uk[0].ret_data[0] <= elapsed_ms / 10 + 1 &&
+	ok(expiries_fit(uk[0].ret_data[0], &rt, 10000000) &&
 	   uk[0].ret_data[1] == uk[0].ret_data[0] - 1,
-	   "unharvested: %u expiries, overrun %u, in %lld ms",
-	   uk[0].ret_data[0], uk[0].ret_data[1], elapsed_ms);
+	   "unharvested: %u expiries, overrun %u, in %lld to %lld ms",
+	   uk[0].ret_data[0], uk[0].ret_data[1], rt.min_ns / 1000000,
+	   rt.max_ns / 1000000);
 
 	/*
 	 * 100 us: in high-resolution mode the timer fires once a jiffy and
@@ -210,11 +248,9 @@ static void test_periodic(void)
 	clock_getres(CLOCK_MONOTONIC, &res);
 	period_ns = res.tv_sec || res.tv_nsec > 100000 ? res.tv_nsec : 100000;
 	harvest(q, uk, 8);
-	start = now_ns();
-	arm(tid, 100, 100);
+	arm_timed(&rt, tid, 100, 100);
 	msleep(100);
-	timer_settime(tid, 0, &off, NULL);
-	elapsed_ms = ms_since(start);
+	disarm_timed(&rt, tid);
 	sum = 0;
 	events = 0;
 	bad = 0;
@@ -223,12 +259,11 @@ static void test_periodic(void)
 			sum += uk[n - 1].ret_data[0];
 			bad |= uk[n - 1].ret_data[1] > 0;
 		}
-	expected = elapsed_ms * 1000000 / period_ns;
 	/* What a jiffy of at most 10 ms ahead can add. */
-	ok(sum * 10 >= expected * 8 &&
-	   sum <= expected + 10000000 / period_ns + 1,
-	   "100 us period: every expiry counted (%u in %lld ms, %ld ns each)",
-	   sum, elapsed_ms, period_ns);
+	ok(sum * 10 >= rt.min_ns / period_ns * 8 &&
+	   sum <= (rt.max_ns + 10000000) / period_ns + 1,
+	   "100 us period: every expiry counted (%u in %lld to %lld ms, %ld ns each)",
+	   sum, rt.min_ns / 1000000, rt.max_ns / 1000000, period_ns);
 	ok(bad, "100 us period: reports carry overruns (%d reports)", events);
 	ok(timer_getoverrun(tid) >= 0,
 	   "timer_getoverrun() works (%d)", timer_getoverrun(tid));
