@@ -236,10 +236,15 @@ static inline void tcp_pair(int sv[2])
 	close(l);
 }
 
-/* What each thread of pid is doing, as diag lines: for a hang report. */
+/*
+ * What each thread of pid is doing, as diag lines: for a hang report.  Its
+ * name (pthread_setname_np()), where it sleeps, its system call and its
+ * kernel stack, which /proc shows a root process.
+ */
 static inline void dump_tasks(pid_t pid)
 {
-	char path[320], stat[512], wchan[64], sc[128];
+	char path[320], stat[512], wchan[64], sc[128], comm[32], stack[2048];
+	char *line, *save;
 	struct dirent *d;
 	DIR *dir;
 	ssize_t n;
@@ -251,6 +256,10 @@ static inline void dump_tasks(pid_t pid)
 	while ((d = readdir(dir))) {
 		if (d->d_name[0] == '.')
 			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int)pid,
+			 d->d_name);
+		n = read_text(path, comm, sizeof(comm));
+		comm[n > 0 ? n - 1 : 0] = '\0';
 		snprintf(path, sizeof(path), "/proc/%d/task/%s/wchan", (int)pid,
 			 d->d_name);
 		if (read_text(path, wchan, sizeof(wchan)) < 0)
@@ -263,8 +272,15 @@ static inline void dump_tasks(pid_t pid)
 			 d->d_name);
 		n = read_text(path, stat, sizeof(stat));
 		stat[n > 0 ? n - 1 : 0] = '\0';
-		diag("task %s: wchan %s, syscall %s, stat %.60s", d->d_name,
-		     wchan, sc, stat);
+		diag("task %s (%s): wchan %s, syscall %s, stat %.60s", d->d_name,
+		     comm, wchan, sc, stat);
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stack", (int)pid,
+			 d->d_name);
+		if (read_text(path, stack, sizeof(stack)) <= 0)
+			continue;
+		for (line = strtok_r(stack, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save))
+			diag("    %s", line);
 	}
 	closedir(dir);
 }

@@ -3559,14 +3559,20 @@ int main(int argc, char **argv)
 		rng_seed(&hv[i].rng, seed, 1 + (uint64_t)i);
 		must(!pthread_create(&hv[i].th, NULL, harvester_main, &hv[i]),
 		     "pthread_create");
+		pthread_setname_np(hv[i].th, "harvester");
 	}
 	must(!pthread_create(&t_ring, NULL, ring_main, NULL) &&
 	     !pthread_create(&t_ringw, NULL, ring_waiter_main, NULL) &&
 	     !pthread_create(&t_direct, NULL, direct_main, NULL),
 	     "pthread_create");
+	/* Names for dump_tasks(), should a thread not stop. */
+	pthread_setname_np(t_ring, "ring");
+	pthread_setname_np(t_ringw, "ring waiter");
+	pthread_setname_np(t_direct, "direct");
 #define PRODUCER(th, fn, arg, name) do {				\
 		must(!pthread_create(&(th), NULL, (fn), (arg)),		\
 		     "pthread_create");					\
+		pthread_setname_np((th), (name));			\
 		producers[nprod] = &(th);				\
 		pnames[nprod++] = (name);				\
 	} while (0)
@@ -3593,6 +3599,7 @@ int main(int argc, char **argv)
 	 */
 	STORE(sh->stop, 1);
 	must(!pthread_create(&t_kick, NULL, drain_kicker_main, NULL), "pthread_create");
+	pthread_setname_np(t_kick, "drain kicker");
 	teardown_end = t_stop + 20000000000LL;
 	join_end = t_stop + 17000000000LL;
 	for (i = 0; i < nprod; i++) {
@@ -3601,8 +3608,6 @@ int main(int argc, char **argv)
 			stuck++;
 		}
 	}
-	if (stuck)
-		dump_tasks(getpid());
 	fw_status = -1;
 	do {
 		int st;
@@ -3674,7 +3679,9 @@ int main(int argc, char **argv)
 		net_drops();
 	}
 
-	is_int(stuck, 0, "every thread stopped within the time limit");
+	/* Right after the point, so that the report shows it with the failure. */
+	if (!is_int(stuck, 0, "every thread stopped within the time limit"))
+		dump_tasks(getpid());
 	ok(settled, "every registration settled before the drain deadline (%u left at the end)",
 	   left);
 	is_int(sh->dup_in_call, 0, "no registration was reported twice in one call");
