@@ -395,8 +395,9 @@ static void *waiter_thread(void *arg)
 /*
  * Two threads wait on one queue for a one-event ET registration: a write
  * wakes one of them, or both with WAKEUP_ALL.  A thread counts as woken if
- * it returned within 1 s of the write: its 3 s timeout began before the
- * write, however long the threads took to fall asleep, by less than 2 s.
+ * it returned within 1 s of the write; one that timed out returns later,
+ * unless the threads took more than 2 s of their 3 s timeout to fall
+ * asleep.
  */
 static void test_wakeup(__u32 flags)
 {
