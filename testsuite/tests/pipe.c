@@ -953,11 +953,93 @@ static void test_splice_holds_mutex(void)
 	close(q);
 }
 
+/*
+ * The first ADD of a pipe whose mutex a splice holds waits for it, but
+ * without its queue: a harvest with a zero timeout, and an ADD of
+ * another pipe, return meanwhile, and the first ADD registers once the
+ * splice lets the pipe go.
+ */
+struct first_adder {
+	int q;
+	struct ukevent uk;
+	int ret;
+	pid_t tid;
+};
+
+static void *first_add_thread(void *arg)
+{
+	struct first_adder *a = arg;
+
+	__atomic_store_n(&a->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	a->ret = add_back(a->q, &a->uk);
+	return NULL;
+}
+
+static int harvest_at_once(void *arg)
+{
+	struct ukevent uk;
+
+	return harvest(*(int *)arg, &uk, 1) != 1 || uk.ptr != 4;
+}
+
+static int add_other_pipe(void *arg)
+{
+	struct ukevent uk;
+	int x[2];
+
+	if (pipe(x))
+		return 1;
+	uk = pipe_uk(x[0], RECV, 0, 3);
+	return add_back(*(int *)arg, &uk) != 0;
+}
+
+static void test_first_add_frees_queue(void)
+{
+	struct first_adder a = { .q = anchored_queue() };
+	int p[2], s[2], x[2], r, w;
+	struct ukevent uk;
+	struct splicer sp;
+	pthread_t th, at;
+
+	diag("the first ADD of a busy pipe waits without its queue");
+	/* Ready and level-triggered: a harvest takes the queue's mutex. */
+	must(!pipe(x) && write(x[1], "x", 1) == 1, "a pipe with data: %s",
+	     strerror(errno));
+	uk = pipe_uk(x[0], RECV, KEVENT_REQ_ALWAYS_QUEUE, 4);
+	must(add_back(a.q, &uk) == 0, "its RECV queued ready");
+	start_splicer(p, s, -1, &sp, &th);
+	/* The adder's ends outlive stop_splicer(): its ADD runs after. */
+	r = dup(p[0]);
+	w = dup(p[1]);
+	must(r >= 0 && w >= 0, "dup: %s", strerror(errno));
+	a.uk = pipe_uk(r, RECV, KEVENT_REQ_ALWAYS_QUEUE, 2);
+	if (pthread_create(&at, NULL, first_add_thread, &a))
+		bail_out("pthread_create");
+	while (!__atomic_load_n(&a.tid, __ATOMIC_ACQUIRE))
+		msleep(1);
+	must(reaches_state("/proc/self/task", a.tid, 'D'),
+	     "the first ADD waits for the pipe's mutex");
+	bounded(harvest_at_once, &a.q, 2000,
+		"meanwhile a harvest of its queue with a zero timeout returns");
+	bounded(add_other_pipe, &a.q, 2000,
+		"meanwhile an ADD of another pipe to its queue returns");
+	stop_splicer(p, s, th);
+	ok(!timed_join(at, now_ns() + 10000000000LL) && a.ret == 0,
+	   "the first ADD registers once the splice ends (%d copied back)",
+	   a.ret);
+	is_int(removed_now(a.q, r, 2), 1, "its registration is there");
+	close(r);
+	close(w);
+	close(x[0]);
+	close(x[1]);
+	close(a.q);
+}
+
 int main(void)
 {
 	int fifo;
 
-	plan(220);
+	plan(224);
 	kevent_require();
 	tap_watchdog(60);
 	test_errors();
@@ -977,5 +1059,6 @@ int main(void)
 	test_reused_fd();
 	test_splice();
 	test_splice_holds_mutex();
+	test_first_add_frees_queue();
 	return tap_done();
 }

@@ -66,7 +66,11 @@ struct kevent_storage {
  *	expiring, is queued by its notification.  @k may have been attached
  *	and notified (put on the ready list) before @enqueue fails; it
  *	must be detached again by then: the core takes it off the ready
- *	list and frees it.
+ *	list and frees it.  -EAGAIN asks for @prepare, then another ADD.
+ * @prepare: optional; make what @enqueue of the request @uk needs and
+ *	may not make under the queue's mutex, which kevent_ctl() drops to
+ *	call it: a pipe's storage, which the pipe's mutex guards.  Returns
+ *	0, and the ADD runs again, or a negative errno for the entry.
  * @dequeue: detach @k from its object; once it returns, the source no
  *	longer refers to @k
  * @unhook: optional; undo what @enqueue hooked into the object besides
@@ -98,6 +102,7 @@ struct kevent_storage {
 struct kevent_callbacks {
 	int (*validate)(const struct ukevent *uk);
 	int (*enqueue)(struct kevent *k);
+	int (*prepare)(const struct ukevent *uk);
 	void (*dequeue)(struct kevent *k);
 	void (*unhook)(struct kevent *k);
 	int (*event)(struct kevent *k, void *hint);

@@ -26,9 +26,10 @@ static int kevent_validate(const struct kevent_callbacks *cb,
 
 /*
  * Add one registration.  Return true if @uk is to be copied back: it
- * failed, or it was ready at once and is not kept.
+ * failed, or it was ready at once and is not kept; -EAGAIN if its source
+ * needs its prepare first (kevent_ctl_prepare()).
  */
-static bool kevent_add(struct kevent_queue *q, struct ukevent *uk)
+static int kevent_add(struct kevent_queue *q, struct ukevent *uk)
 {
 	const struct kevent_callbacks *cb = kevent_callbacks_of(uk->type);
 	struct kevent *k;
@@ -42,6 +43,8 @@ static bool kevent_add(struct kevent_queue *q, struct ukevent *uk)
 	if (err)
 		goto fail;
 	ready = kevent_register(q, cb, uk, NULL, 0, &k);
+	if (ready == -EAGAIN && cb->prepare)
+		return ready;
 	if (ready < 0) {
 		err = ready;
 		goto fail;
@@ -61,10 +64,10 @@ fail:
 	return true;
 }
 
-typedef bool (*kevent_ctl_fn)(struct kevent_queue *q, struct ukevent *uk);
+typedef int (*kevent_ctl_fn)(struct kevent_queue *q, struct ukevent *uk);
 
 /* REMOVE, MODIFY and READY: return true if @uk is to be copied back. */
-static bool kevent_ctl_remove(struct kevent_queue *q, struct ukevent *uk)
+static int kevent_ctl_remove(struct kevent_queue *q, struct ukevent *uk)
 {
 	struct kevent *k = kevent_lookup(q, uk);
 
@@ -77,7 +80,7 @@ static bool kevent_ctl_remove(struct kevent_queue *q, struct ukevent *uk)
 	return true;
 }
 
-static bool kevent_ctl_modify(struct kevent_queue *q, struct ukevent *uk)
+static int kevent_ctl_modify(struct kevent_queue *q, struct ukevent *uk)
 {
 	struct kevent *k = kevent_lookup(q, uk);
 	int err = k ? kevent_validate(k->cb, uk) : -ENOENT;
@@ -91,7 +94,7 @@ static bool kevent_ctl_modify(struct kevent_queue *q, struct ukevent *uk)
 	return true;
 }
 
-static bool kevent_ctl_ready(struct kevent_queue *q, struct ukevent *uk)
+static int kevent_ctl_ready(struct kevent_queue *q, struct ukevent *uk)
 {
 	struct kevent *k = kevent_lookup(q, uk);
 
@@ -155,42 +158,88 @@ fault:
 	return -EFAULT;
 }
 
+/*
+ * Run the prepare of @uk's source, which its ADD asked for, without the
+ * queue's mutex: what it waits for may be held by a thread that waits
+ * for the queue (see LOCKING in kevent.c).  Return 0 to run the ADD
+ * again, or true if @uk is to be copied back with the prepare's error;
+ * the mutex held again.  Return -EINTR without it on a fatal signal.
+ */
+static int kevent_ctl_prepare(struct kevent_queue *q, struct ukevent *uk)
+{
+	int err;
+
+	mutex_unlock(&q->mutex);
+	err = kevent_callbacks_of(uk->type)->prepare(uk);
+	if (err == -EINTR || mutex_lock_killable(&q->mutex))
+		return -EINTR;
+	if (!err)
+		return 0;
+	kevent_entry_error(uk, err);
+	return true;
+}
+
 /* Entries a call runs between two chances to reschedule. */
 #define KEVENT_CTL_RESCHED_EVERY	16
 
 /*
- * Run @fn on each of the @num entries of @arg, in order.  Entries to be
- * copied back are written compacted to the front of @arg, in order; for
- * REMOVE and MODIFY that is every entry, in place.  Return how many were
- * copied back; a fault ends the call with -EFAULT, the entries before it
- * having taken effect.
+ * Run @cmd on each of the @num entries of @arg, in order, under the
+ * queue's mutex.  Entries to be copied back are written compacted to the
+ * front of @arg, in order; for REMOVE and MODIFY that is every entry, in
+ * place.  Return how many were copied back; a fault ends the call with
+ * -EFAULT, a fatal signal with -EINTR, the entries before having taken
+ * effect.
  */
-static long kevent_ctl_each(struct kevent_queue *q, kevent_ctl_fn fn,
+static long kevent_ctl_each(struct kevent_queue *q, unsigned int cmd,
 			    unsigned int num, struct ukevent __user *arg)
 {
+	kevent_ctl_fn fn = kevent_ctl_fns[cmd];
 	unsigned int i, copied = 0;
 	struct ukevent uk;
-	int err;
+	long ret;
 
+	if (mutex_lock_killable(&q->mutex))
+		return -EINTR;
+	ret = -EINVAL;
+	if (cmd != KEVENT_CTL_ADD && num > atomic_read(&q->count))
+		goto out;
 	for (i = 0; i < num; i++) {
+		ret = -EFAULT;
 		if (kevent_get_request(&uk, &arg[i]))
-			return -EFAULT;
-		if (fn(q, &uk)) {
+			goto out;
+		ret = fn(q, &uk);
+		if (ret == -EAGAIN) {
+			ret = kevent_ctl_prepare(q, &uk);
+			if (ret < 0)	/* without the mutex */
+				return ret;
+			/*
+			 * The same entry again, after the test of signals
+			 * below: each ADD may ask again, if its descriptor
+			 * names another pipe by then.  i wraps and comes back.
+			 */
+			if (!ret)
+				i--;
+		}
+		if (ret) {
 			if (copied == i)
-				err = kevent_put_result(&arg[i], &uk);
+				ret = kevent_put_result(&arg[i], &uk);
 			else
-				err = copy_to_user(&arg[copied], &uk,
+				ret = copy_to_user(&arg[copied], &uk,
 						   sizeof(uk)) ? -EFAULT : 0;
-			if (err)
-				return err;
+			if (ret)
+				goto out;
 			copied++;
 		}
+		ret = -EINTR;
 		if (fatal_signal_pending(current))
-			return -EINTR;
+			goto out;
 		if (i % KEVENT_CTL_RESCHED_EVERY == KEVENT_CTL_RESCHED_EVERY - 1)
 			cond_resched();
 	}
-	return copied;
+	ret = copied;
+out:
+	mutex_unlock(&q->mutex);
+	return ret;
 }
 
 /**
@@ -207,20 +256,11 @@ static long kevent_ctl_each(struct kevent_queue *q, kevent_ctl_fn fn,
 long kevent_ctl(struct kevent_queue *q, unsigned int cmd, unsigned int num,
 		struct ukevent __user *arg)
 {
-	long ret;
-
 	if (cmd >= ARRAY_SIZE(kevent_ctl_fns))
 		return -EINVAL;
 	if (cmd == KEVENT_CTL_READY && !num) {
 		kevent_kick(q);
 		return 0;
 	}
-	if (mutex_lock_killable(&q->mutex))
-		return -EINTR;
-	if (cmd != KEVENT_CTL_ADD && num > atomic_read(&q->count))
-		ret = -EINVAL;
-	else
-		ret = kevent_ctl_each(q, kevent_ctl_fns[cmd], num, arg);
-	mutex_unlock(&q->mutex);
-	return ret;
+	return kevent_ctl_each(q, cmd, num, arg);
 }

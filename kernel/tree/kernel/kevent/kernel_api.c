@@ -25,7 +25,8 @@
  * and queued, as with KEVENT_REQ_ALWAYS_QUEUE.
  *
  * Return: 0; -EINVAL if @file is not a kevent queue, @uk's type has no
- * source or @size is too large; -EEXIST if the queue has a registration
+ * source or one that needs &kevent_callbacks.prepare, which only
+ * kevent_ctl() runs, or @size is too large; -EEXIST if the queue has a registration
  * with the same type, id and ptr; -ENOSPC if the queue's user has
  * reached fs.kevent.max_user_kevents; -ENOMEM; -EINTR if a fatal signal
  * came while waiting for the queue; or the source's error.
@@ -38,7 +39,7 @@ int kevent_kernel_add(struct file *file, const struct ukevent *uk,
 	struct kevent *k;
 	int ret;
 
-	if (!q || !cb || size > cb->priv_size)
+	if (!q || !cb || cb->prepare || size > cb->priv_size)
 		return -EINVAL;
 	if (mutex_lock_killable(&q->mutex))
 		return -EINTR;

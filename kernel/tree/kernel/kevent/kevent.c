@@ -30,9 +30,12 @@
  *
  * Around them, the locks of the event sources:
  *
- * - 1) is taken outside pipe->mutex, which the first KEVENT_PIPE kevent
- *   of a pipe attaches under, killably; fdinfo, which a splice may run
- *   under pipe->mutex, therefore takes 2) alone, never 1).
+ * - 1) is never held while pipe->mutex is taken: a splice into a full
+ *   socket may hold that for long, and a harvest with a zero timeout
+ *   must not wait for it.  The first KEVENT_PIPE kevent of a pipe, which
+ *   sets the pipe's storage under pipe->mutex, has kevent_ctl() drop 1)
+ *   for it (&kevent_callbacks.prepare).  fdinfo, which a splice may run
+ *   under pipe->mutex, takes 2) alone, never 1).
  * - 3) nests inside siglock (KEVENT_SIGNAL), k_itimer->it_lock
  *   (KEVENT_POSIX_TIMER), the socket layer's locks and the peer_wait
  *   lock of an AF_UNIX socket (KEVENT_SOCKET), and a file's wait queue

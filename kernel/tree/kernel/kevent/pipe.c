@@ -110,8 +110,10 @@ static int kevent_pipe_validate(const struct ukevent *uk)
  * attaching under that lock means it either sees this kevent or the
  * check that follows sees the change.  Only the first kevent of a pipe
  * also takes the pipe's mutex, under which a change tests the storage
- * pointer: that mutex may be held for long, by a splice into a full
- * socket, so it is taken killably, and never again for that pipe.
+ * pointer.  That mutex may be held for long, by a splice into a full
+ * socket: if it is busy, the first kevent waits for it in
+ * kevent_pipe_prepare(), without the queue's mutex (LOCKING in
+ * kevent.c), and the ADD runs again.
  */
 static int kevent_pipe_attach(struct pipe_inode_info *pipe, struct kevent *k)
 {
@@ -125,11 +127,35 @@ static int kevent_pipe_attach(struct pipe_inode_info *pipe, struct kevent *k)
 
 	if (st)
 		return kevent_storage_attach(st, k);
-	if (mutex_lock_killable(&pipe->mutex))
-		return -EINTR;
+	if (!mutex_trylock(&pipe->mutex))
+		return -EAGAIN;
 	st = kevent_storage_get(&pipe->kevent);
 	err = st ? kevent_storage_attach(st, k) : -ENOMEM;
 	pipe_unlock(pipe);
+	return err;
+}
+
+/* The storage of a busy pipe, made once its mutex is free, killably. */
+static int kevent_pipe_prepare(const struct ukevent *uk)
+{
+	struct fd f = fdget(uk->id.raw[0]);
+	struct pipe_inode_info *pipe;
+	int err = 0;
+
+	/* Gone meanwhile: the ADD, run again, says what is wrong. */
+	if (!f.file)
+		return 0;
+	pipe = get_pipe_info(f.file, true);
+	if (pipe && !READ_ONCE(pipe->kevent)) {
+		if (mutex_lock_killable(&pipe->mutex)) {
+			err = -EINTR;
+		} else {
+			if (!kevent_storage_get(&pipe->kevent))
+				err = -ENOMEM;
+			pipe_unlock(pipe);
+		}
+	}
+	fdput(f);
 	return err;
 }
 
@@ -218,6 +244,7 @@ void kevent_pipe_release(struct pipe_inode_info *pipe)
 const struct kevent_callbacks kevent_pipe_callbacks = {
 	.validate	= kevent_pipe_validate,
 	.enqueue	= kevent_pipe_enqueue,
+	.prepare	= kevent_pipe_prepare,
 	.dequeue	= kevent_storage_detach,
 	.event		= kevent_pipe_event,
 	.check		= kevent_pipe_check,
