@@ -117,8 +117,8 @@ struct kevent_callbacks {
 
 /**
  * struct kevent - one registration
- * @index_node: in a chain of the queue's index, under the queue's mutex
- *	and index lock; unhashed once out of the index
+ * @index_node: in a chain of the queue's index, under the queue's
+ *	mutex; unhashed once out of the index
  * @ready_entry: on the queue's ready list, on the list of a harvest
  *	that holds it, or on the direct ring's list of posted kevents, under
  *	the queue's ready lock

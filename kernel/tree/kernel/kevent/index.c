@@ -63,7 +63,7 @@ void kevent_index_destroy(struct kevent_index *idx)
 
 /**
  * kevent_index_find - the registration with a key
- * @idx: the index, under its queue's mutex or index lock
+ * @idx: the index, under its queue's mutex
  * @uk: a request, whose type, id and user data are the key
  * @hash: kevent_index_hash() of @uk
  *
@@ -107,7 +107,7 @@ static void kevent_index_grow(struct kevent_index *idx)
 
 /**
  * kevent_index_add - put a registration in an index
- * @idx: the index, under its queue's mutex and index lock
+ * @idx: the index, under its queue's mutex
  * @k: the registration, whose key is in none of @idx's
  * @hash: kevent_index_hash() of @k's key
  */
@@ -123,7 +123,7 @@ void kevent_index_add(struct kevent_index *idx, struct kevent *k, u32 hash)
 
 /**
  * kevent_index_del - take a registration out of its index
- * @idx: the index, under its queue's mutex and index lock
+ * @idx: the index, under its queue's mutex
  * @k: the registration, in @idx
  */
 void kevent_index_del(struct kevent_index *idx, struct kevent *k)

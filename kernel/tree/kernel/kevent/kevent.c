@@ -23,10 +23,9 @@
  * The locks of kevent, in the order they nest:
  *
  * 1) kevent_queue->mutex (mutex)
- * 2) kevent_queue->index_lock (mutex)
- * 3) kevent_storage->lock (spinlock, interrupts disabled)
- * 4) kevent_queue->ready_lock (spinlock, interrupts disabled)
- * 5) the lock of kevent_queue->wq
+ * 2) kevent_storage->lock (spinlock, interrupts disabled)
+ * 3) kevent_queue->ready_lock (spinlock, interrupts disabled)
+ * 4) the lock of kevent_queue->wq
  *
  * Around them, the locks of the event sources:
  *
@@ -34,15 +33,14 @@
  *   socket may hold that for long, and a harvest with a zero timeout
  *   must not wait for it.  The first KEVENT_PIPE kevent of a pipe, which
  *   sets the pipe's storage under pipe->mutex, has kevent_ctl() drop 1)
- *   for it (&kevent_callbacks.prepare).  fdinfo, which a splice may run
- *   under pipe->mutex, takes 2) alone, never 1).
- * - 3) nests inside siglock (KEVENT_SIGNAL), k_itimer->it_lock
+ *   for it (&kevent_callbacks.prepare).
+ * - 2) nests inside siglock (KEVENT_SIGNAL), k_itimer->it_lock
  *   (KEVENT_POSIX_TIMER), the socket layer's locks and the peer_wait
  *   lock of an AF_UNIX socket (KEVENT_SOCKET), and a file's wait queue
  *   lock (KEVENT_POLL's wakeup reports kevents under it).
- * - A file's wait queue lock nests inside 3) where KEVENT_POLL unhooks
+ * - A file's wait queue lock nests inside 2) where KEVENT_POLL unhooks
  *   under the storage lock.
- * - Each kind of object has a lockdep class of its own for 3), see
+ * - Each kind of object has a lockdep class of its own for 2), see
  *   kevent_storage_alloc().
  *
  * The pollers of the queue's file are woken from an irq_work, under no
@@ -65,11 +63,11 @@
  *
  * The mutex serializes what a queue does in process context: kevent_ctl(),
  * the harvests of kevent_get_events() and kevent_wait(), kevent_commit(),
- * the recheck of poll() on the queue and release; every registration is
- * allocated and freed under it, from and to the queue's cache.  It may be held across
- * copies to and from userspace, and it is taken killably where a user
- * asks for it.  Objects never take it: they notify and die under their
- * storage's lock alone.
+ * the recheck of poll() on the queue, fdinfo and release, as epoll's
+ * mutex does; every registration is allocated and freed under it, from
+ * and to the queue's cache.  It may be held across copies to and from
+ * userspace, and it is taken killably where a user asks for it.  Objects
+ * never take it: they notify and die under their storage's lock alone.
  *
  * The ready lock protects the ready list and the state of each kevent.
  * Waiters join &kevent_queue.wq under it, and poll() on the queue reads
@@ -637,9 +635,7 @@ static void kevent_unindex(struct kevent_queue *q, struct kevent *k)
 {
 	if (hlist_unhashed(&k->index_node))
 		return;
-	mutex_lock(&q->index_lock);
 	kevent_index_del(&q->index, k);
-	mutex_unlock(&q->index_lock);
 	kevent_indexed(q, k, false);
 }
 
@@ -680,9 +676,7 @@ static void kevent_insert(struct kevent_queue *q, struct kevent *new, u32 hash)
 {
 	lockdep_assert_held(&q->mutex);
 
-	mutex_lock(&q->index_lock);
 	kevent_index_add(&q->index, new, hash);
-	mutex_unlock(&q->index_lock);
 	kevent_indexed(q, new, true);
 }
 

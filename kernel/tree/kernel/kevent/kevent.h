@@ -138,11 +138,8 @@ struct kevent_index {
 
 /**
  * struct kevent_queue - a kevent queue, the private data of its file
- * @mutex: serializes kevent_ctl(), harvests and commits; protects @index
- *	and the ring state
- * @index_lock: also held to change @index, so that fdinfo can read it
- *	without @mutex, which a splice of fdinfo into a pipe would take
- *	under the pipe's mutex, the reverse of KEVENT_PIPE's order
+ * @mutex: serializes kevent_ctl(), harvests, commits and fdinfo;
+ *	protects @index and the ring state
  * @index: registrations by (type, id, user)
  * @count: registrations in @index whose object has not gone away
  * @ready_lock: protects @ready, @ready_num, @kick_seq, the lists of held
@@ -178,8 +175,6 @@ struct kevent_index {
 struct kevent_queue {
 	/* serializes changes; protects index and the ring state */
 	struct mutex mutex;
-	/* protects index for readers without the mutex */
-	struct mutex index_lock;
 	struct kevent_index index;
 	atomic_t count;
 

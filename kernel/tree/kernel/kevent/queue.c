@@ -32,7 +32,6 @@ static struct kevent_queue *kevent_queue_alloc(void)
 	if (!q)
 		return NULL;
 	mutex_init(&q->mutex);
-	mutex_init(&q->index_lock);
 	kevent_index_init(&q->index);
 	spin_lock_init(&q->ready_lock);
 	INIT_LIST_HEAD(&q->ready);
@@ -112,8 +111,9 @@ static __poll_t kevent_poll(struct file *file, poll_table *wait)
 
 #ifdef CONFIG_PROC_FS
 /*
- * Under the index lock alone, see LOCKING in kevent.c.  A queue may hold
- * millions of registrations: the walk yields, and a fatal signal ends it.
+ * Under the queue's mutex, as epoll's fdinfo holds its own, see LOCKING
+ * in kevent.c.  A queue may hold millions of registrations: the walk
+ * yields, and a fatal signal ends it.
  */
 static void kevent_show_fdinfo(struct seq_file *m, struct file *file)
 {
@@ -121,7 +121,7 @@ static void kevent_show_fdinfo(struct seq_file *m, struct file *file)
 	unsigned int i;
 	struct kevent *k;
 
-	if (mutex_lock_killable(&q->index_lock))
+	if (mutex_lock_killable(&q->mutex))
 		return;
 	seq_printf(m, "kevents:\t%d\nready:\t%u\n", atomic_read(&q->count),
 		   READ_ONCE(q->ready_num));
@@ -149,7 +149,7 @@ static void kevent_show_fdinfo(struct seq_file *m, struct file *file)
 			cond_resched();
 		}
 out:
-	mutex_unlock(&q->index_lock);
+	mutex_unlock(&q->mutex);
 }
 #endif
 
