@@ -26,10 +26,10 @@
  *
  * Return: 0; -EINVAL if @file is not a kevent queue, @uk's type has no
  * source or one that needs &kevent_callbacks.prepare, which only
- * kevent_ctl() runs, or @size is too large; -EEXIST if the queue has a registration
- * with the same type, id and ptr; -ENOSPC if the queue's user has
- * reached fs.kevent.max_user_kevents; -ENOMEM; -EINTR if a fatal signal
- * came while waiting for the queue; or the source's error.
+ * kevent_ctl() runs, or @size is too large; -EEXIST if the queue has a
+ * registration with the same type, id and ptr; -ENOSPC if the queue's
+ * user has reached fs.kevent.max_user_kevents; -ENOMEM; -EINTR if a
+ * fatal signal came while waiting for the queue; or the source's error.
  */
 int kevent_kernel_add(struct file *file, const struct ukevent *uk,
 		      const void *priv, size_t size)
