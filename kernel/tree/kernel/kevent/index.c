@@ -12,29 +12,13 @@
  * table cannot be allocated, the chains grow longer instead.
  *
  * The queue's owner chooses every key, so one who makes keys collide
- * slows their own queue and nothing else.
+ * slows their own queue and nothing else.  Lookups, insertions and
+ * removals, which every request makes, are inline (kevent.h).
  */
 
 #include <linux/slab.h>
 
 #include "kevent.h"
-
-static bool kevent_key_equal(const struct ukevent *a, const struct ukevent *b)
-{
-	return a->type == b->type && a->id.raw_u64 == b->id.raw_u64 &&
-	       a->ptr == b->ptr;
-}
-
-/*
- * The top @bits bits of @hash: the hash is kept with each registration
- * (&kevent.index_hash), so that a table that doubles moves its
- * registrations without hashing their keys again.
- */
-static struct hlist_head *kevent_index_bucket(struct hlist_head *buckets,
-					      unsigned int bits, u32 hash)
-{
-	return &buckets[hash >> (32 - bits)];
-}
 
 /**
  * kevent_index_init - an empty index
@@ -62,27 +46,13 @@ void kevent_index_destroy(struct kevent_index *idx)
 }
 
 /**
- * kevent_index_find - the registration with a key
+ * kevent_index_grow - double an index's table
  * @idx: the index, under its queue's mutex
- * @uk: a request, whose type, id and user data are the key
- * @hash: kevent_index_hash() of @uk
  *
- * Return: the registration in @idx with @uk's key, dead or alive, or
- * NULL.
+ * For kevent_index_add().  If no larger table can be allocated, the
+ * chains grow longer instead.
  */
-struct kevent *kevent_index_find(struct kevent_index *idx,
-				 const struct ukevent *uk, u32 hash)
-{
-	struct kevent *k;
-
-	hlist_for_each_entry(k, kevent_index_bucket(idx->buckets, idx->bits,
-						    hash), index_node)
-		if (k->index_hash == hash && kevent_key_equal(&k->uk, uk))
-			return k;
-	return NULL;
-}
-
-static void kevent_index_grow(struct kevent_index *idx)
+void kevent_index_grow(struct kevent_index *idx)
 {
 	unsigned int bits = idx->bits + 1, i;
 	struct hlist_head *buckets;
@@ -103,31 +73,4 @@ static void kevent_index_grow(struct kevent_index *idx)
 	kevent_index_destroy(idx);
 	idx->buckets = buckets;
 	idx->bits = bits;
-}
-
-/**
- * kevent_index_add - put a registration in an index
- * @idx: the index, under its queue's mutex
- * @k: the registration, whose key is in none of @idx's
- * @hash: kevent_index_hash() of @k's key
- */
-void kevent_index_add(struct kevent_index *idx, struct kevent *k, u32 hash)
-{
-	if (idx->count >= 2U << idx->bits && idx->bits < KEVENT_INDEX_MAX_BITS)
-		kevent_index_grow(idx);
-	k->index_hash = hash;
-	hlist_add_head(&k->index_node,
-		       kevent_index_bucket(idx->buckets, idx->bits, hash));
-	idx->count++;
-}
-
-/**
- * kevent_index_del - take a registration out of its index
- * @idx: the index, under its queue's mutex
- * @k: the registration, in @idx
- */
-void kevent_index_del(struct kevent_index *idx, struct kevent *k)
-{
-	hlist_del_init(&k->index_node);
-	idx->count--;
 }

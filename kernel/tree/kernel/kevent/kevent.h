@@ -12,6 +12,7 @@
 #include <linux/mutex.h>
 #include <linux/nospec.h>
 #include <linux/sched.h>
+#include <linux/sched/user.h>
 #include <linux/wait.h>
 
 struct mm_struct;
@@ -335,15 +336,104 @@ static inline u32 kevent_index_hash(const struct ukevent *uk)
 
 void kevent_index_init(struct kevent_index *idx);
 void kevent_index_destroy(struct kevent_index *idx);
-struct kevent *kevent_index_find(struct kevent_index *idx,
-				 const struct ukevent *uk, u32 hash);
-void kevent_index_add(struct kevent_index *idx, struct kevent *k, u32 hash);
-void kevent_index_del(struct kevent_index *idx, struct kevent *k);
+void kevent_index_grow(struct kevent_index *idx);
 
-/* limit.c */
-int kevent_charge(struct user_struct *user);
-void kevent_uncharge(struct user_struct *user);
-unsigned int kevent_max_object_kevents(void);
+/*
+ * The top @bits bits of @hash: the hash is kept with each registration
+ * (&kevent.index_hash), so that a table that doubles moves its
+ * registrations without hashing their keys again.
+ */
+static inline struct hlist_head *kevent_index_bucket(struct hlist_head *buckets,
+						     unsigned int bits, u32 hash)
+{
+	return &buckets[hash >> (32 - bits)];
+}
+
+/**
+ * kevent_index_find - the registration with a key
+ * @idx: the index, under its queue's mutex
+ * @uk: a request, whose type, id and user data are the key
+ * @hash: kevent_index_hash() of @uk
+ *
+ * Inline, always: every ADD, REMOVE and MODIFY looks its key up.
+ *
+ * Return: the registration in @idx with @uk's key, dead or alive, or
+ * NULL.
+ */
+static __always_inline struct kevent *
+kevent_index_find(struct kevent_index *idx, const struct ukevent *uk, u32 hash)
+{
+	struct kevent *k;
+
+	hlist_for_each_entry(k, kevent_index_bucket(idx->buckets, idx->bits,
+						    hash), index_node)
+		if (k->index_hash == hash && k->uk.type == uk->type &&
+		    k->uk.id.raw_u64 == uk->id.raw_u64 && k->uk.ptr == uk->ptr)
+			return k;
+	return NULL;
+}
+
+/**
+ * kevent_index_add - put a registration in an index
+ * @idx: the index, under its queue's mutex
+ * @k: the registration, whose key is in none of @idx's
+ * @hash: kevent_index_hash() of @k's key
+ */
+static __always_inline void kevent_index_add(struct kevent_index *idx,
+					     struct kevent *k, u32 hash)
+{
+	if (idx->count >= 2U << idx->bits && idx->bits < KEVENT_INDEX_MAX_BITS)
+		kevent_index_grow(idx);
+	k->index_hash = hash;
+	hlist_add_head(&k->index_node,
+		       kevent_index_bucket(idx->buckets, idx->bits, hash));
+	idx->count++;
+}
+
+/**
+ * kevent_index_del - take a registration out of its index
+ * @idx: the index, under its queue's mutex
+ * @k: the registration, in @idx
+ */
+static __always_inline void kevent_index_del(struct kevent_index *idx,
+					     struct kevent *k)
+{
+	hlist_del_init(&k->index_node);
+	idx->count--;
+}
+
+/*
+ * limit.c: fs.kevent.max_user_kevents and fs.kevent.max_object_kevents.
+ * What reads them is inline, always: every ADD and REMOVE does, and a
+ * kernel optimised for size would call them.
+ */
+extern long kevent_max_user_kevents;
+extern unsigned int kevent_max_object_kevents;
+
+/**
+ * kevent_charge - count one more registration of a user
+ * @user: the user
+ *
+ * Return: 0, or -ENOSPC if @user has reached fs.kevent.max_user_kevents.
+ */
+static __always_inline int kevent_charge(struct user_struct *user)
+{
+	if (atomic_long_inc_return(&user->kevent_registrations) >
+	    READ_ONCE(kevent_max_user_kevents)) {
+		atomic_long_dec(&user->kevent_registrations);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/**
+ * kevent_uncharge - count one registration of a user less
+ * @user: the user
+ */
+static __always_inline void kevent_uncharge(struct user_struct *user)
+{
+	atomic_long_dec(&user->kevent_registrations);
+}
 
 /* kevent.c: the life of a registration */
 int kevent_register(struct kevent_queue *q, const struct kevent_callbacks *cb,

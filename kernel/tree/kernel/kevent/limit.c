@@ -28,43 +28,8 @@
 /* What a registration costs at least: the kevent and its source's data. */
 #define KEVENT_COST	(sizeof(struct kevent) + 4 * sizeof(long))
 
-static long max_user_kevents __read_mostly;
-static unsigned int max_object_kevents __read_mostly = 1024;
-
-/**
- * kevent_charge - count one more registration of a user
- * @user: the user
- *
- * Return: 0, or -ENOSPC if @user has reached the limit.
- */
-int kevent_charge(struct user_struct *user)
-{
-	if (atomic_long_inc_return(&user->kevent_registrations) >
-	    READ_ONCE(max_user_kevents)) {
-		atomic_long_dec(&user->kevent_registrations);
-		return -ENOSPC;
-	}
-	return 0;
-}
-
-/**
- * kevent_uncharge - count one registration of a user less
- * @user: the user
- */
-void kevent_uncharge(struct user_struct *user)
-{
-	atomic_long_dec(&user->kevent_registrations);
-}
-
-/**
- * kevent_max_object_kevents - how many kevents may watch one object
- *
- * Return: the value of fs.kevent.max_object_kevents.
- */
-unsigned int kevent_max_object_kevents(void)
-{
-	return READ_ONCE(max_object_kevents);
-}
+long kevent_max_user_kevents __read_mostly;
+unsigned int kevent_max_object_kevents __read_mostly = 1024;
 
 #ifdef CONFIG_SYSCTL
 static long long_zero;
@@ -73,8 +38,8 @@ static long long_max = LONG_MAX;
 static struct ctl_table kevent_table[] = {
 	{
 		.procname	= "max_user_kevents",
-		.data		= &max_user_kevents,
-		.maxlen		= sizeof(max_user_kevents),
+		.data		= &kevent_max_user_kevents,
+		.maxlen		= sizeof(kevent_max_user_kevents),
 		.mode		= 0644,
 		.proc_handler	= proc_doulongvec_minmax,
 		.extra1		= &long_zero,
@@ -82,8 +47,8 @@ static struct ctl_table kevent_table[] = {
 	},
 	{
 		.procname	= "max_object_kevents",
-		.data		= &max_object_kevents,
-		.maxlen		= sizeof(max_object_kevents),
+		.data		= &kevent_max_object_kevents,
+		.maxlen		= sizeof(kevent_max_object_kevents),
 		.mode		= 0644,
 		.proc_handler	= proc_douintvec_minmax,
 		.extra1		= SYSCTL_ONE,
@@ -98,8 +63,9 @@ static int __init kevent_limit_init(void)
 	struct sysinfo si;
 
 	si_meminfo(&si);
-	max_user_kevents = (((si.totalram - si.totalhigh) / 25) << PAGE_SHIFT) /
-			   KEVENT_COST;
+	kevent_max_user_kevents =
+		(((si.totalram - si.totalhigh) / 25) << PAGE_SHIFT) /
+		KEVENT_COST;
 #ifdef CONFIG_SYSCTL
 	register_sysctl("fs/kevent", kevent_table);
 #endif

@@ -120,7 +120,7 @@ int kevent_storage_attach(struct kevent_storage *st, struct kevent *k)
 	int err = 0;
 
 	spin_lock_irqsave(&st->lock, flags);
-	if (st->count < kevent_max_object_kevents()) {
+	if (st->count < READ_ONCE(kevent_max_object_kevents)) {
 		st->count++;
 		list_add_tail(&k->storage_entry, &st->list);
 		rcu_assign_pointer(k->st, st);
@@ -134,9 +134,10 @@ int kevent_storage_attach(struct kevent_storage *st, struct kevent *k)
 
 /*
  * Detach @k from @st, whose lock is held.  Nothing touches @k after the
- * store of NULL: its queue may free it as soon as it sees it.
+ * store of NULL: its queue may free it as soon as it sees it.  Inline:
+ * every REMOVE comes here, and a kernel optimised for size would call it.
  */
-static void kevent_storage_unlink(struct kevent_storage *st, struct kevent *k)
+static __always_inline void kevent_storage_unlink(struct kevent_storage *st, struct kevent *k)
 {
 	if (k->cb->unhook)
 		k->cb->unhook(k);
