@@ -100,21 +100,6 @@
 
 #include "kevent.h"
 
-/**
- * kevent_lookup - the registration a request names
- * @q: the queue, its mutex held
- * @uk: the request, whose type, id and user data are the key
- *
- * Return: the live registration with @uk's key, or NULL.
- */
-struct kevent *kevent_lookup(struct kevent_queue *q, const struct ukevent *uk)
-{
-	struct kevent *k = kevent_index_find(&q->index, uk,
-					     kevent_index_hash(uk));
-
-	return k && !kevent_dead(k) ? k : NULL;
-}
-
 /* A registration of @type that @q freed, taken back from its cache. */
 static struct kevent *kevent_cache_pop(struct kevent_queue *q, u32 type)
 {

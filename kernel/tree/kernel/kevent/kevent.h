@@ -326,7 +326,7 @@ static __always_inline struct kmem_cache *kevent_cache_of(u32 type)
  *
  * Return: 32 bits of hash, of which the index uses the top ones.
  */
-static inline u32 kevent_index_hash(const struct ukevent *uk)
+static __always_inline u32 kevent_index_hash(const struct ukevent *uk)
 {
 	u64 h = (uk->id.raw_u64 ^ uk->type) * GOLDEN_RATIO_64;
 
@@ -398,7 +398,9 @@ static __always_inline void kevent_index_add(struct kevent_index *idx,
 static __always_inline void kevent_index_del(struct kevent_index *idx,
 					     struct kevent *k)
 {
-	hlist_del_init(&k->index_node);
+	/* Hashed, as kevent_unindex() checked: hlist_del_init() tests it. */
+	__hlist_del(&k->index_node);
+	INIT_HLIST_NODE(&k->index_node);
 	idx->count--;
 }
 
@@ -435,11 +437,28 @@ static __always_inline void kevent_uncharge(struct user_struct *user)
 	atomic_long_dec(&user->kevent_registrations);
 }
 
+/**
+ * kevent_lookup - the registration a request names
+ * @q: the queue, its mutex held
+ * @uk: the request, whose type, id and user data are the key
+ *
+ * Inline, always: every REMOVE, MODIFY and READY looks its key up.
+ *
+ * Return: the live registration with @uk's key, or NULL.
+ */
+static __always_inline struct kevent *kevent_lookup(struct kevent_queue *q,
+						    const struct ukevent *uk)
+{
+	struct kevent *k = kevent_index_find(&q->index, uk,
+					     kevent_index_hash(uk));
+
+	return k && !kevent_dead(k) ? k : NULL;
+}
+
 /* kevent.c: the life of a registration */
 int kevent_register(struct kevent_queue *q, const struct kevent_callbacks *cb,
 		    const struct ukevent *uk, const void *priv, size_t size,
 		    struct kevent **kp);
-struct kevent *kevent_lookup(struct kevent_queue *q, const struct ukevent *uk);
 void kevent_modify(struct kevent_queue *q, struct kevent *k,
 		   const struct ukevent *uk);
 void kevent_object_gone(struct kevent *k, int err);
