@@ -179,8 +179,12 @@ static int kevent_ctl_prepare(struct kevent_queue *q, struct ukevent *uk)
 	return true;
 }
 
-/* Entries a call runs between two chances to reschedule. */
-#define KEVENT_CTL_RESCHED_EVERY	16
+/*
+ * Entries a call runs between two tests of a fatal signal and two
+ * chances to reschedule: a test per entry costs more than the entry's
+ * own loop, and 16 entries take microseconds.
+ */
+#define KEVENT_CTL_CHECK_EVERY	16
 
 /*
  * Run @cmd on each of the @num entries of @arg, in order, under the
@@ -193,8 +197,8 @@ static int kevent_ctl_prepare(struct kevent_queue *q, struct ukevent *uk)
 static long kevent_ctl_each(struct kevent_queue *q, unsigned int cmd,
 			    unsigned int num, struct ukevent __user *arg)
 {
+	unsigned int i, copied = 0, budget = KEVENT_CTL_CHECK_EVERY;
 	kevent_ctl_fn fn = kevent_ctl_fns[cmd];
-	unsigned int i, copied = 0;
 	struct ukevent uk;
 	long ret;
 
@@ -213,9 +217,9 @@ static long kevent_ctl_each(struct kevent_queue *q, unsigned int cmd,
 			if (ret < 0)	/* without the mutex */
 				return ret;
 			/*
-			 * The same entry again, after the test of signals
-			 * below: each ADD may ask again, if its descriptor
-			 * names another pipe by then.  i wraps and comes back.
+			 * The same entry again, counted in the budget below:
+			 * each ADD may ask again, if its descriptor names
+			 * another pipe by then.  i wraps and comes back.
 			 */
 			if (!ret)
 				i--;
@@ -230,11 +234,13 @@ static long kevent_ctl_each(struct kevent_queue *q, unsigned int cmd,
 				goto out;
 			copied++;
 		}
-		ret = -EINTR;
-		if (fatal_signal_pending(current))
-			goto out;
-		if (i % KEVENT_CTL_RESCHED_EVERY == KEVENT_CTL_RESCHED_EVERY - 1)
+		if (!--budget) {
+			ret = -EINTR;
+			if (fatal_signal_pending(current))
+				goto out;
 			cond_resched();
+			budget = KEVENT_CTL_CHECK_EVERY;
+		}
 	}
 	ret = copied;
 out:
