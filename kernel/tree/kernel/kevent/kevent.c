@@ -175,7 +175,8 @@ static struct kevent *kevent_alloc(struct kevent_queue *q,
  * cgroup, and poisoned for KASAN as if freed; beyond KEVENT_CACHE_MAX,
  * back to the slab.  Inline, as kevent_unindex(): every REMOVE runs both.
  */
-static __always_inline void kevent_free(struct kevent_queue *q, struct kevent *k)
+static __always_inline void kevent_free(struct kevent_queue *q,
+					struct kevent *k)
 {
 	struct kmem_cache *cache = kevent_cache_of(k->uk.type);
 	u32 type = k->uk.type;

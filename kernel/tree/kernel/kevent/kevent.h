@@ -343,8 +343,8 @@ void kevent_index_grow(struct kevent_index *idx);
  * (&kevent.index_hash), so that a table that doubles moves its
  * registrations without hashing their keys again.
  */
-static inline struct hlist_head *kevent_index_bucket(struct hlist_head *buckets,
-						     unsigned int bits, u32 hash)
+static inline struct hlist_head *
+kevent_index_bucket(struct hlist_head *buckets, unsigned int bits, u32 hash)
 {
 	return &buckets[hash >> (32 - bits)];
 }

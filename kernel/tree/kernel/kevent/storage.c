@@ -137,7 +137,8 @@ int kevent_storage_attach(struct kevent_storage *st, struct kevent *k)
  * store of NULL: its queue may free it as soon as it sees it.  Inline:
  * every REMOVE comes here, and a kernel optimised for size would call it.
  */
-static __always_inline void kevent_storage_unlink(struct kevent_storage *st, struct kevent *k)
+static __always_inline void kevent_storage_unlink(struct kevent_storage *st,
+						  struct kevent *k)
 {
 	if (k->cb->unhook)
 		k->cb->unhook(k);
