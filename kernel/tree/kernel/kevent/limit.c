@@ -19,7 +19,6 @@
 
 #include <linux/init.h>
 #include <linux/mm.h>
-#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
 
